@@ -1,0 +1,190 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the pipeline stages under scripts/.  Source it, do not run it.
+#
+# Environment every stage understands:
+#   PROJECT  the checkout holding series/ and topic-branches/ (default: this one)
+#   KTREE    the generated kernel git tree (default: $PROJECT/out/linux)
+#   OUT      where generated files go (default: $PROJECT/out)
+#   V=1      show the output of the commands a stage runs
+
+set -euo pipefail
+
+PROG=${0##*/}
+PROJECT=${PROJECT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+OUT=${OUT:-$PROJECT/out}
+KTREE=${KTREE:-$OUT/linux}
+SERIES=$PROJECT/series
+TOPICS_DIR=$PROJECT/topic-branches
+V=${V:-0}
+
+# Git runs with no user or system configuration, so ids and output do not
+# depend on the machine; repository-local settings still apply.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export LC_ALL=C TZ=UTC
+
+# die MESSAGE: print "prog: MESSAGE" on stderr and exit 1.
+die() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit 1
+}
+
+# warn MESSAGE: print "prog: MESSAGE" on stderr.
+warn() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+}
+
+# info MESSAGE: print MESSAGE on stderr, only with V=1.
+info() {
+	[ "$V" = 1 ] || return 0
+	printf '  %s\n' "$*" >&2
+}
+
+# stage NAME: announce a stage; its elapsed time is printed when the script exits.
+stage() {
+	STAGE_NAME=$1
+	STAGE_START=$(date +%s.%N)
+	printf '==> %s\n' "$STAGE_NAME"
+	trap stage_end EXIT
+}
+
+stage_end() {
+	local rc=$? secs
+	secs=$(echo "$(date +%s.%N) - $STAGE_START" | bc)
+	if [ "$rc" -eq 0 ]; then
+		printf '<== %s done in %.1fs\n' "$STAGE_NAME" "$secs"
+	else
+		printf '<== %s FAILED after %.1fs\n' "$STAGE_NAME" "$secs" >&2
+	fi
+}
+
+# run CMD...: run quietly; with V=1 show the command and its output (on
+# stderr).  On failure the captured output is shown and the exit code is
+# returned.
+run() {
+	if [ "$V" = 1 ]; then
+		printf '  + %s\n' "$*" >&2
+		"$@" >&2
+		return
+	fi
+	local log rc=0
+	log=$(mktemp)
+	"$@" >"$log" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || cat "$log" >&2
+	rm -f "$log"
+	return "$rc"
+}
+
+# kgit ARGS...: git in the kernel tree.
+kgit() {
+	git -C "$KTREE" "$@"
+}
+
+# pin KEY: a value of series/base (git-config format).
+pin() {
+	git config -f "$SERIES/base" "$1" || die "series/base: '$1' is not set"
+}
+
+# topic_conf TOPIC KEY [DEFAULT]: a value of topic-branches/TOPIC.conf.
+topic_conf() {
+	local f=$TOPICS_DIR/$1.conf
+	[ -f "$f" ] || die "topic '$1': topic-branches/$1.conf does not exist"
+	git config -f "$f" "topic.$2" || {
+		[ $# -ge 3 ] || die "topic-branches/$1.conf: 'topic.$2' is not set"
+		printf '%s\n' "$3"
+	}
+}
+
+# topic_deps TOPIC: the topics TOPIC depends on, one a line, in conf order.
+topic_deps() {
+	git config -f "$TOPICS_DIR/$1.conf" --get-all topic.depends || true
+}
+
+# topic_patches TOPIC: the patch files of series/TOPIC/series, in order
+# (quilt format: first field of each line, comments and blank lines skipped).
+topic_patches() {
+	local s=$SERIES/$1/series
+	[ -f "$s" ] || return 0
+	sed -e 's/#.*//' "$s" | awk 'NF { print $1 }'
+}
+
+# topics: every topic, dependencies first, ties broken by name.  An unknown
+# dependency or a cycle is an error naming the topic.
+topics() {
+	local all=() done=() t d ready progress
+	for t in "$TOPICS_DIR"/*.conf; do
+		[ -e "$t" ] || continue
+		t=${t##*/}
+		all+=("${t%.conf}")
+	done
+	for t in "${all[@]}"; do
+		for d in $(topic_deps "$t"); do
+			[ -f "$TOPICS_DIR/$d.conf" ] ||
+				die "topic-branches/$t.conf: unknown dependency '$d'"
+			[ "$d" != "$t" ] || die "topic-branches/$t.conf: '$t' depends on itself"
+		done
+	done
+	while [ ${#done[@]} -lt ${#all[@]} ]; do
+		progress=0
+		for t in "${all[@]}"; do
+			in_list "$t" "${done[@]}" && continue
+			ready=1
+			for d in $(topic_deps "$t"); do
+				in_list "$d" "${done[@]}" || ready=0
+			done
+			[ "$ready" = 1 ] || continue
+			done+=("$t")
+			progress=1
+			break
+		done
+		if [ "$progress" = 0 ]; then
+			local left=()
+			for t in "${all[@]}"; do
+				in_list "$t" "${done[@]}" || left+=("$t")
+			done
+			die "dependency cycle among topics: ${left[*]} (see topic-branches/*.conf)"
+		fi
+	done
+	printf '%s\n' "${done[@]}"
+}
+
+# in_list WORD LIST...: true when WORD is one of LIST.
+in_list() {
+	local w=$1 x
+	shift
+	for x in "$@"; do
+		[ "$x" = "$w" ] && return 0
+	done
+	return 1
+}
+
+# as_root CMD...: run CMD as root (through sudo when not root).
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	else
+		command -v sudo >/dev/null || die "'$1' needs root and sudo is not installed"
+		sudo "$@"
+	fi
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing.
+need_pkgs() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	printf '  installing %s\n' "${missing[*]}"
+	apt_install "${missing[@]}"
+}
+
+# apt_install PKG[=VERSION]...: apt-get install, refreshing the lists once
+# when a package or version is not found.
+apt_install() {
+	export DEBIAN_FRONTEND=noninteractive
+	run as_root apt-get install -y --no-install-recommends "$@" && return 0
+	run as_root apt-get update
+	run as_root apt-get install -y --no-install-recommends "$@"
+}
