@@ -40,16 +40,31 @@ info() {
 	printf '  %s\n' "$*" >&2
 }
 
+# at_exit CMD: run CMD when the script exits, before the stage's time is shown.
+AT_EXIT=()
+at_exit() {
+	AT_EXIT+=("$1")
+	trap on_exit EXIT
+}
+
+on_exit() {
+	local rc=$? f
+	for f in "${AT_EXIT[@]}"; do
+		"$f" || true
+	done
+	[ -z "${STAGE_NAME:-}" ] || stage_end "$rc"
+}
+
 # stage NAME: announce a stage; its elapsed time is printed when the script exits.
 stage() {
 	STAGE_NAME=$1
 	STAGE_START=$(date +%s.%N)
 	printf '==> %s\n' "$STAGE_NAME"
-	trap stage_end EXIT
+	trap on_exit EXIT
 }
 
 stage_end() {
-	local rc=$? secs
+	local rc=$1 secs
 	secs=$(echo "$(date +%s.%N) - $STAGE_START" | bc)
 	if [ "$rc" -eq 0 ]; then
 		printf '<== %s done in %.1fs\n' "$STAGE_NAME" "$secs"

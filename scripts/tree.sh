@@ -139,6 +139,8 @@ topic_start() {
 }
 
 # apply_topic TOPIC START: git am the topic's patches on START; prints the head.
+# With REPIN_TABLE set, patches go one by one with 3-way merging, and how each
+# applied is added to that file; a conflict is recorded there, not fatal.
 apply_topic() {
 	local t=$1 start=$2 patches=() p n out
 	mapfile -t patches < <(topic_patches "$t")
@@ -147,9 +149,9 @@ apply_topic() {
 		[ -f "$SERIES/$t/$p" ] || die "series/$t/series: $p does not exist"
 	done
 	kgit checkout -q --detach "$start"
-	if ! out=$(kgit -c core.hooksPath=/dev/null -c am.threeWay=false \
-			-c am.keepcr=false -c am.messageid=false \
-			am -q "${patches[@]/#/$SERIES/$t/}" 2>&1); then
+	if [ -n "${REPIN_TABLE:-}" ]; then
+		repin_topic "$t" "${patches[@]}"
+	elif ! out=$(am -q "${patches[@]/#/$SERIES/$t/}" 2>&1); then
 		kgit am --abort >/dev/null 2>&1 || true
 		n=$(echo "$out" | sed -n 's/^Patch failed at \([0-9]*\).*/\1/p')
 		p=${patches[$((10#${n:-1} - 1))]}
@@ -159,11 +161,42 @@ apply_topic() {
 	kgit rev-parse HEAD
 }
 
+# am ARGS...: git am with settings that keep commit ids reproducible.
+am() {
+	kgit -c core.hooksPath=/dev/null -c am.keepcr=false \
+		-c am.messageid=false am "$@"
+}
+
+# repin_topic TOPIC PATCH...: apply for make repin, one row a patch in
+# $REPIN_TABLE: clean, offset, 3-way, conflict or skipped.
+repin_topic() {
+	local t=$1 p f how failed=
+	shift
+	for p in "$@"; do
+		f=$SERIES/$t/$p
+		if [ -n "$failed" ]; then
+			how=skipped
+		elif kgit apply --check "$f" 2>/dev/null; then
+			how=clean
+			kgit apply --check -v "$f" 2>&1 | grep -q 'offset' && how=offset
+			am -q "$f" >&2
+		elif am -q -3 "$f" >/dev/null 2>&1; then
+			how=3-way
+		else
+			how=conflict
+			failed=1
+			kgit am --abort >/dev/null 2>&1 || true
+		fi
+		printf '%-16s %-50s %s\n' "$t" "$p" "$how" >>"$REPIN_TABLE"
+	done
+}
+
 # generate: compute every generated ref into HEAD_OF/START_OF; no ref moves.
 generate() {
 	local t cur
 	tree_ident
 	HEAD_OF[base]=$(import_base)
+	kgit checkout -q --detach
 	for t in "${ORDER[@]}"; do
 		START_OF[$t]=$(topic_start "$t")
 		HEAD_OF[$t]=$(apply_topic "$t" "${START_OF[$t]}")
@@ -278,18 +311,32 @@ check_safe() {
 	fi
 }
 
-# regenerate: check, generate, move the refs, and check out the branch the
+# restore_head: check out the branch the user was on, or for-next, or base
+# (after a failure the worktree is clean on a detached commit).
+restore_head() {
+	local b
+	[ -d "$KTREE/.git" ] || return 0
+	kgit symbolic-ref -q HEAD >/dev/null && return 0
+	for b in ${USER_BRANCH:+"$USER_BRANCH"} for-next base; do
+		if kgit rev-parse -q --verify "refs/heads/$b" >/dev/null; then
+			kgit checkout -q "$b"
+			return
+		fi
+	done
+}
+
+# regenerate: check, generate, move the refs, and go back to the branch the
 # user was on (for-next on a new tree).
 regenerate() {
-	local orig
 	check_safe
-	orig=
-	[ ! -d "$KTREE/.git" ] || orig=$(kgit symbolic-ref -q --short HEAD || true)
+	USER_BRANCH=
+	[ ! -d "$KTREE/.git" ] || USER_BRANCH=$(kgit symbolic-ref -q --short HEAD || true)
+	in_list "$USER_BRANCH" base "${ORDER[@]}" for-next || USER_BRANCH=
+	at_exit restore_head
+	# Detached while the branches move, so no checked-out branch changes
+	# under the worktree.
+	[ ! -d "$KTREE/.git" ] || kgit checkout -q --detach
 	generate
 	update_refs
-	case " $(generated_branches | paste -sd' ') " in
-	*" $orig "*) ;;
-	*) kgit rev-parse -q --verify "refs/heads/$orig" >/dev/null || orig=for-next ;;
-	esac
-	kgit checkout -q "$orig"
+	restore_head
 }
