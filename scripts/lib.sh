@@ -191,7 +191,7 @@ need_pkgs() {
 			missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	printf '  installing %s\n' "${missing[*]}"
+	printf '  installing %s\n' "${missing[*]}" >&2
 	apt_install "${missing[@]}"
 }
 

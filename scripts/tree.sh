@@ -44,7 +44,7 @@ install_source() {
 		offered=$(apt_versions "$pkg" | paste -sd' ')
 		die "$pkg $ver is not offered by apt (offered: ${offered:-none}); re-pin with: make repin VERSION=<version>"
 	fi
-	printf '  installing %s=%s\n' "$pkg" "$ver"
+	printf '  installing %s=%s\n' "$pkg" "$ver" >&2
 	apt_install "$pkg=$ver" || die "apt-get install $pkg=$ver failed"
 }
 

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# make tree, export, lock and repin on a fixture project.
+
+load helpers
+
+setup() {
+	setup_project
+	topic a
+	topic b
+	topic c a b
+}
+
+# three_topics: a and b with one patch each, c on both with one more.
+three_topics() {
+	stage tree
+	commit_on a fs/xattr.c 5 'int a_one;'
+	commit_on b security/security.c 5 'int b_one;'
+	stage export
+	commit_on c fs/xattr.c 30 'int c_one;'
+	stage export
+}
+
+@test "the base holds exactly the tarball's files, ignored ones too" {
+	run -0 stage tree
+	tar -tJf "$TARBALL" | sed -n 's|^linux-source-6.1/||p' | grep -v '/$' | grep . | sort >"$BATS_TEST_TMPDIR/want"
+	git -C "$KTREE" ls-tree -r --name-only base | sort >"$BATS_TEST_TMPDIR/have"
+	diff -u "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/have"
+	grep -qx fs/built-in.o "$BATS_TEST_TMPDIR/have"
+	[ "$(git -C "$KTREE" ls-tree base scripts/checkpatch.pl | cut -c1-6)" = 100755 ]
+}
+
+@test "two regenerations and two KTREE locations give the same ids" {
+	three_topics
+	refs >"$BATS_TEST_TMPDIR/first"
+	rm -rf "$KTREE"
+	run -0 stage tree
+	refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	KTREE=$BATS_TEST_TMPDIR/elsewhere/linux run -0 stage tree
+	KTREE=$BATS_TEST_TMPDIR/elsewhere/linux refs | diff -u "$BATS_TEST_TMPDIR/first" -
+}
+
+@test "the ids do not depend on the clock or the committer" {
+	three_topics
+	refs >"$BATS_TEST_TMPDIR/first"
+	rm -rf "$KTREE"
+	GIT_COMMITTER_NAME=Other GIT_COMMITTER_DATE='2030-01-01 00:00 +0000' run -0 stage tree
+	refs | diff -u "$BATS_TEST_TMPDIR/first" -
+}
+
+@test "export round trip leaves the project unchanged" {
+	three_topics
+	git -C "$P" add -A && git -C "$P" commit -q -m fixture
+	rm -rf "$KTREE"
+	run -0 stage tree
+	run -0 stage export
+	[ -z "$(git -C "$P" status --porcelain)" ]
+	run -0 stage export
+	[ -z "$(git -C "$P" status --porcelain)" ]
+	[ "$(cat "$P/series/a/series")" = 0001-fs-int-a_one.patch ]
+}
+
+@test "series/lock is verified and names the ref that differs" {
+	three_topics
+	grep -q ' refs/heads/c$' "$P/series/lock"
+	run -0 stage tree
+	sed -i 's/^[0-9a-f]* refs\/heads\/b$/0000000000000000000000000000000000000000 refs\/heads\/b/' "$P/series/lock"
+	run -1 stage tree
+	[[ "$output" == *"refs/heads/b is "*"series/lock says 0000000000000000000000000000000000000000"* ]]
+}
+
+@test "dependencies come first and a topic with two starts at their merge" {
+	topic d c
+	three_topics
+	run -0 bash -c ". $TOP/scripts/lib.sh; topics"
+	[ "$output" = "$(printf 'a\nb\nc\nd')" ]
+	start=$(git -C "$KTREE" rev-parse refs/starts/c)
+	[ "$(git -C "$KTREE" rev-parse "$start^1")" = "$(git -C "$KTREE" rev-parse a)" ]
+	[ "$(git -C "$KTREE" rev-parse "$start^2")" = "$(git -C "$KTREE" rev-parse b)" ]
+	[ "$(git -C "$KTREE" rev-parse refs/starts/d)" = "$(git -C "$KTREE" rev-parse c)" ]
+	git -C "$KTREE" merge-base --is-ancestor c for-next
+	[ "$(git -C "$KTREE" rev-list --count --merges --first-parent base..for-next)" = 3 ]
+}
+
+@test "a dependency cycle is rejected naming the topics" {
+	topic a c
+	run -1 stage tree
+	[[ "$output" == *"dependency cycle among topics: a c"* ]]
+	[ ! -d "$KTREE" ]
+}
+
+@test "an unknown dependency is rejected naming the conf" {
+	topic b nosuch
+	run -1 stage tree
+	[[ "$output" == *"topic-branches/b.conf: unknown dependency 'nosuch'"* ]]
+}
+
+@test "an empty topic is its start, exported as an empty series" {
+	three_topics
+	topic e
+	run -0 stage export
+	[ "$(git -C "$KTREE" rev-parse e)" = "$(git -C "$KTREE" rev-parse base)" ]
+	[ -f "$P/series/e/series" ] && [ ! -s "$P/series/e/series" ]
+}
+
+@test "an uncommitted edit stops the regeneration" {
+	stage tree
+	echo edit >>"$KTREE/fs/xattr.c"
+	run -1 stage tree
+	[[ "$output" == *"uncommitted changes ('"*"fs/xattr.c')"*"make export"* ]]
+	grep -qx edit "$KTREE/fs/xattr.c"
+}
+
+@test "an unexported commit stops the regeneration naming the branch" {
+	three_topics
+	commit_on b security/security.c 9 'int b_two;'
+	head=$(git -C "$KTREE" rev-parse b)
+	run -1 stage tree
+	[[ "$output" == *"branch 'b'"*"not exported"*"make export"* ]]
+	[ "$(git -C "$KTREE" rev-parse b)" = "$head" ]
+}
+
+@test "FORCE=1 saves the old heads and the uncommitted changes first" {
+	three_topics
+	commit_on b security/security.c 9 'int b_two;'
+	head=$(git -C "$KTREE" rev-parse b)
+	echo edit >>"$KTREE/fs/xattr.c"
+	FORCE=1 run -0 stage tree
+	[ "$(git -C "$KTREE" for-each-ref --format='%(objectname)' 'refs/backup/*/b')" = "$head" ]
+	[ "$(git -C "$KTREE" rev-parse b)" != "$head" ]
+	git -C "$KTREE" stash show -p | grep -q '^+edit'
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+}
+
+@test "a patch that does not apply names topic, patch and file, and moves nothing" {
+	three_topics
+	refs >"$BATS_TEST_TMPDIR/before"
+	was=$(git -C "$KTREE" symbolic-ref --short HEAD)
+	sed -i 's/^-int xattr_line_5;/-int xattr_line_five;/' "$P/series/a/0001-fs-int-a_one.patch"
+	run -1 stage tree
+	[[ "$output" == *"topic 'a': series/a/0001-fs-int-a_one.patch does not apply: patch failed: fs/xattr.c:"* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/before" -
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = "$was" ]
+	[ ! -d "$KTREE/.git/rebase-apply" ]
+}
+
+@test "a tarball whose sha256 differs from the pin is a hard error" {
+	cp "$FAKE/pool/1.1-1.tar.xz" "$TARBALL"
+	run -1 stage tree
+	[[ "$output" == *"$TARBALL: sha256 is "*", series/base pins "* ]]
+}
+
+@test "a missing tarball is installed from the pinned version" {
+	rm "$TARBALL"
+	run -0 stage tree
+	grep -q 'install -y --no-install-recommends linux-source-6.1=1.0-1' "$FAKE/log"
+}
+
+@test "a pin to a version apt does not offer lists the versions and the fix" {
+	rm "$TARBALL"
+	FAKE_APT_VERSIONS="1.1-1 1.2-1" run -1 stage tree
+	[[ "$output" == *"linux-source-6.1 1.0-1 is not offered by apt (offered: 1.1-1 1.2-1); re-pin with: make repin VERSION=<version>"* ]]
+	grep -q 'apt-get update' "$FAKE/log"
+}
+
+@test "repin moves the pin when every patch applies, with a table" {
+	three_topics
+	run -0 stage repin 1.1-1
+	[[ "$output" == *"a                0001-fs-int-a_one.patch"*"clean"* ]]
+	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
+	[ "$(git config -f "$P/series/base" base.commit)" = "$(git -C "$KTREE" rev-parse base)" ]
+	git -C "$KTREE" show base:fs/xattr.c | grep -q 'xattr_variant = 2'
+	run -0 stage tree
+}
+
+@test "repin leaves series/ alone when a patch conflicts" {
+	three_topics
+	commit_on a fs/xattr.c 20 'int a_conflict;'
+	stage export
+	cp -r "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage repin 1.1-1
+	[[ "$output" == *"0002-fs-int-a_conflict.patch"*"conflict"* ]]
+	[[ "$output" == *"series/ and the pin are unchanged"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	git -C "$KTREE" show base:fs/xattr.c | grep -q 'xattr_variant = 1'
+}
