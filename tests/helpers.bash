@@ -19,7 +19,7 @@ make_tarball() {
 	mkdir -p "$src/linux-source-6.1/fs" "$src/linux-source-6.1/security" \
 		"$src/linux-source-6.1/scripts"
 	(
-		cd "$src/linux-source-6.1"
+		cd "$src/linux-source-6.1" || exit
 		printf 'VERSION = 6\nPATCHLEVEL = 1\n' >Makefile
 		printf '*.o\n/vmlinux\n\n# Debian packaging\n/*\n!/debian/\n' >.gitignore
 		seq -f 'int xattr_line_%g;' 1 40 >fs/xattr.c
