@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by scripts/mail, scripts/send and scripts/pull-request.
+# Source it after scripts/lib.sh.
+#
+#   MAILDIR  where the postings go (default: $PROJECT/mail), one folder a
+#            topic and version: $MAILDIR/<topic>/v<N>/
+#
+# Keys of topic-branches/<topic>.conf read here (documented at the top of
+# each conf): topic.version, topic.prefix, topic.change-id, and the
+# multi-valued mail.to, mail.cc, mail.drop ("ADDRESS -- REASON").
+
+MAILDIR=${MAILDIR:-$PROJECT/mail}
+
+# mail_version TOPIC: topic.version, a positive integer.
+mail_version() {
+	local n
+	n=$(topic_conf "$1" version)
+	[[ "$n" =~ ^[1-9][0-9]*$ ]] ||
+		die "topic '$1': topic.version is '$n' in topic-branches/$1.conf: make it a positive integer"
+	echo "$n"
+}
+
+# mail_dir TOPIC [VERSION]: the folder of TOPIC's posting (default: the
+# current version).
+mail_dir() {
+	printf '%s/%s/v%s\n' "$MAILDIR" "$1" "${2:-$(mail_version "$1")}"
+}
+
+# mail_rel PATH: PATH relative to the project, for messages.
+mail_rel() {
+	printf '%s\n' "${1#"$PROJECT"/}"
+}
+
+# mail_files DIR: the mail files of a posting folder, cover letter first.
+mail_files() {
+	local f
+	for f in "$1"/*.patch; do
+		[ -e "$f" ] && printf '%s\n' "$f"
+	done
+}
+
+# mail_patches DIR: the patch mails of a posting folder, without the cover.
+mail_patches() {
+	mail_files "$1" | grep -v -- '-cover-letter\.patch$' || true
+}
+
+# mail_need_tree: $KTREE exists and its branches are those of series/lock
+# (so what is posted is what series/ holds).
+mail_need_tree() {
+	local sha ref have
+	[ -d "$KTREE/.git" ] || die "no kernel tree at $KTREE: run 'make tree' first"
+	[ -f "$SERIES/lock" ] || return 0
+	while read -r sha ref; do
+		have=$(kgit rev-parse -q --verify "$ref" || echo none)
+		[ "$have" = "$sha" ] ||
+			die "$ref in $KTREE is $have, series/lock says $sha: run 'make export' if you committed there, else 'make tree'"
+	done <"$SERIES/lock"
+}
+
+# mail_need_topic TOPIC: TOPIC is set and has a conf (for TOPIC= targets).
+mail_need_topic() {
+	[ -n "$1" ] || die "set TOPIC=<topic> (one of: $(topics | paste -sd' '))"
+	[ -f "$TOPICS_DIR/$1.conf" ] ||
+		die "TOPIC=$1: no topic-branches/$1.conf (topics: $(topics | paste -sd' '))"
+}
+
+# mail_count TOPIC: the number of patches of TOPIC in $KTREE.
+mail_count() {
+	kgit rev-list --count "refs/starts/$1..refs/heads/$1"
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Mail files for scripts/mail: fill in headers, check what we post.
+
+compose RAW OUT ...   rewrite one `git format-patch` file: recipients,
+                      Message-ID and shallow threading; for the cover letter
+                      also subject, date, blurb and the trailer block.
+check FILE...         every mail's Signed-off-by matches its From: (the
+                      cover letter excepted) and no header names this
+                      machine or a local path; one line a problem, exit 1.
+
+Only text is edited: git's bytes stay as they are everywhere else, so the
+output is byte for byte what format-patch gave plus our headers.
+"""
+
+import argparse
+import email.header
+import email.parser
+import email.policy
+import email.utils
+import re
+import sys
+
+SUBJECT_PLACEHOLDER = "*** SUBJECT HERE ***"
+BLURB_PLACEHOLDER = "*** BLURB HERE ***"
+COUNTER_RE = re.compile(r"^\[[^\]]*\b0+/\d+\]")
+DOMAIN_RE = re.compile(r"@([A-Za-z0-9.-]+)")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "surrogateescape")
+
+
+def write(path, text):
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8", "surrogateescape"))
+
+
+def split_mail(text):
+    """Header lines (folded ones kept apart) and the body."""
+    head, sep, body = text.partition("\n\n")
+    if not sep:
+        raise SystemExit("mail.py: no blank line after the headers")
+    return head.split("\n"), body
+
+
+def address_list(raw, drop):
+    """Unique formatted addresses of RAW, minus the addresses in DROP."""
+    out, seen = [], set(drop)
+    for item in raw:
+        name, addr = email.utils.parseaddr(item)
+        if not addr or "@" not in addr:
+            raise SystemExit(f"mail.py: not an address: '{item}'")
+        key = addr.lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(email.utils.formataddr((name, addr), charset="utf-8"))
+    return out
+
+
+def fold(name, addrs):
+    """One header, one address a line."""
+    return [f"{name}: " + ",\n ".join(addrs)] if addrs else []
+
+
+def encode_subject(subject):
+    if subject.isascii():
+        return subject
+    return email.header.Header(subject, "utf-8", header_name="Subject").encode()
+
+
+def replace_header(lines, name, value):
+    """Replace header NAME (and its continuation lines) by one line."""
+    out, skip, found = [], False, False
+    for line in lines:
+        if skip and line[:1] in (" ", "\t"):
+            continue
+        skip = False
+        if line.lower().startswith(name.lower() + ":"):
+            out.append(f"{name}: {value}")
+            skip = found = True
+            continue
+        out.append(line)
+    if not found:
+        raise SystemExit(f"mail.py: no {name}: header")
+    return out
+
+
+def compose(args):
+    lines, body = split_mail(read(args.raw))
+    drop = {a.lower() for a in args.drop}
+    to = address_list(args.to, drop)
+    cc = address_list(args.cc, drop | {email.utils.parseaddr(a)[1].lower() for a in to})
+    if not to and not cc:
+        raise SystemExit("mail.py: no recipient: get_maintainer.pl names"
+                         " nobody; add one with mail.to in the topic's conf")
+    if args.cover_subject is not None:
+        lines = [line.replace(SUBJECT_PLACEHOLDER, encode_subject(args.cover_subject))
+                 for line in lines]
+        lines = replace_header(lines, "Date", args.cover_date)
+        with open(args.cover_blurb, encoding="utf-8") as f:
+            blurb = f.read().strip("\n")
+        with open(args.cover_tail, encoding="utf-8") as f:
+            tail = f.read().strip("\n")
+        if BLURB_PLACEHOLDER not in body:
+            raise SystemExit("mail.py: the cover letter has no blurb placeholder")
+        body = body.replace(BLURB_PLACEHOLDER, blurb, 1).rstrip("\n")
+        body += "\n\n" + tail + "\n"
+        if not body.isascii() and not any(
+                line.lower().startswith("content-type:") for line in lines):
+            lines += ["MIME-Version: 1.0",
+                      "Content-Type: text/plain; charset=UTF-8",
+                      "Content-Transfer-Encoding: 8bit"]
+    lines += fold("To", to) + fold("Cc", cc)
+    lines.append(f"Message-ID: <{args.message_id}>")
+    if args.reply_to:
+        lines.append(f"In-Reply-To: <{args.reply_to}>")
+        lines.append(f"References: <{args.reply_to}>")
+    write(args.out, "\n".join(lines) + "\n\n" + body)
+
+
+def decoded(value):
+    return str(email.header.make_header(email.header.decode_header(value)))
+
+
+def check(args):
+    problems = []
+    hosts = {h.lower() for h in args.host if h and h.lower() != "localhost"}
+    for path in args.files:
+        with open(path, "rb") as f:
+            msg = email.parser.BytesParser(policy=email.policy.compat32).parse(f)
+        for name, value in msg.items():
+            value = decoded(str(value))
+            for p in args.path:
+                if p and p in value:
+                    problems.append(f"{path}: header {name} names the local path {p}")
+            for domain in DOMAIN_RE.findall(value):
+                d = domain.lower().rstrip(".")
+                if any(d == h or d.startswith(h + ".") or d.endswith("." + h) for h in hosts):
+                    problems.append(f"{path}: header {name} names this machine ({domain})")
+        if COUNTER_RE.match(decoded(msg.get("Subject", ""))):
+            continue
+        name, addr = email.utils.parseaddr(decoded(msg.get("From", "")))
+        payload = msg.get_payload(decode=True).decode("utf-8", "replace")
+        sobs = [email.utils.parseaddr(m) for m in
+                re.findall(r"^Signed-off-by:\s*(.+)$", payload, re.M)]
+        if (name, addr.lower()) not in [(n, a.lower()) for n, a in sobs]:
+            problems.append(f"{path}: no Signed-off-by: matching From: {name} <{addr}>")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compose")
+    c.add_argument("raw")
+    c.add_argument("out")
+    c.add_argument("--message-id", required=True)
+    c.add_argument("--reply-to")
+    c.add_argument("--to", action="append", default=[])
+    c.add_argument("--cc", action="append", default=[])
+    c.add_argument("--drop", action="append", default=[])
+    c.add_argument("--cover-subject")
+    c.add_argument("--cover-date")
+    c.add_argument("--cover-blurb")
+    c.add_argument("--cover-tail")
+    k = sub.add_parser("check")
+    k.add_argument("--host", action="append", default=[])
+    k.add_argument("--path", action="append", default=[])
+    k.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    if args.cmd == "compose":
+        compose(args)
+        return 0
+    return check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
