@@ -18,6 +18,7 @@ import email.header
 import email.parser
 import email.policy
 import email.utils
+import os
 import re
 import sys
 
@@ -38,11 +39,18 @@ def write(path, text):
 
 
 def split_mail(text):
-    """Header lines (folded ones kept apart) and the body."""
+    """Header lines, each on one line (git folds long From: and Subject:
+    headers, which b4 cannot read back), and the body."""
     head, sep, body = text.partition("\n\n")
     if not sep:
         raise SystemExit("mail.py: no blank line after the headers")
-    return head.split("\n"), body
+    lines = []
+    for line in head.split("\n"):
+        if line[:1] in (" ", "\t") and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines, body
 
 
 def address_list(raw, drop):
@@ -72,20 +80,13 @@ def encode_subject(subject):
 
 
 def replace_header(lines, name, value):
-    """Replace header NAME (and its continuation lines) by one line."""
-    out, skip, found = [], False, False
-    for line in lines:
-        if skip and line[:1] in (" ", "\t"):
-            continue
-        skip = False
-        if line.lower().startswith(name.lower() + ":"):
-            out.append(f"{name}: {value}")
-            skip = found = True
-            continue
-        out.append(line)
-    if not found:
-        raise SystemExit(f"mail.py: no {name}: header")
-    return out
+    """Replace the value of header NAME."""
+    prefix = name.lower() + ":"
+    for i, line in enumerate(lines):
+        if line.lower().startswith(prefix):
+            lines[i] = f"{name}: {value}"
+            return lines
+    raise SystemExit(f"mail.py: no {name}: header")
 
 
 def compose(args):
@@ -129,25 +130,26 @@ def check(args):
     problems = []
     hosts = {h.lower() for h in args.host if h and h.lower() != "localhost"}
     for path in args.files:
+        name = os.path.basename(path)
         with open(path, "rb") as f:
             msg = email.parser.BytesParser(policy=email.policy.compat32).parse(f)
-        for name, value in msg.items():
+        for key, value in msg.items():
             value = decoded(str(value))
             for p in args.path:
                 if p and p in value:
-                    problems.append(f"{path}: header {name} names the local path {p}")
+                    problems.append(f"{name}: header {key} names the local path {p}")
             for domain in DOMAIN_RE.findall(value):
                 d = domain.lower().rstrip(".")
                 if any(d == h or d.startswith(h + ".") or d.endswith("." + h) for h in hosts):
-                    problems.append(f"{path}: header {name} names this machine ({domain})")
+                    problems.append(f"{name}: header {key} names this machine ({domain})")
         if COUNTER_RE.match(decoded(msg.get("Subject", ""))):
             continue
-        name, addr = email.utils.parseaddr(decoded(msg.get("From", "")))
+        who, addr = email.utils.parseaddr(decoded(msg.get("From", "")))
         payload = msg.get_payload(decode=True).decode("utf-8", "replace")
         sobs = [email.utils.parseaddr(m) for m in
                 re.findall(r"^Signed-off-by:\s*(.+)$", payload, re.M)]
-        if (name, addr.lower()) not in [(n, a.lower()) for n, a in sobs]:
-            problems.append(f"{path}: no Signed-off-by: matching From: {name} <{addr}>")
+        if (who, addr.lower()) not in [(n, a.lower()) for n, a in sobs]:
+            problems.append(f"{name}: no Signed-off-by: matching From: {who} <{addr}>")
     for p in problems:
         print(p)
     return 1 if problems else 0

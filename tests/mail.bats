@@ -1,0 +1,295 @@
+#!/usr/bin/env bats
+# make mail, send and pull-request on a fixture project: topics a (two
+# patches), b, c on a and b, d on c, and e (empty).  The fixture tree has a
+# get_maintainer.pl that answers by directory and a checkpatch.pl that
+# flags added lines naming checkpatch_bad.  The project is built and mailed
+# once (setup_file, v1 committed); each test works on a copy.
+
+load helpers
+
+# mail_tarball: the fixture tarball plus the fake get_maintainer.pl and
+# checkpatch.pl; the pin follows the new sha256.
+mail_tarball() {
+	local src
+	src=$(mktemp -d)
+	tar -xJf "$TARBALL" -C "$src"
+	cat >"$src/linux-source-6.1/scripts/get_maintainer.pl" <<-'EOT'
+	#!/bin/bash
+	# Fixture: maintainers (--nol), reviewers and lists (--nom) by directory.
+	[ -z "${FAKE_GM_FAIL:-}" ] || { echo "MAINTAINERS: fixture failure" >&2; exit 2; }
+	nol=0 nom=0
+	for a; do case $a in --nol) nol=1 ;; --nom) nom=1 ;; esac; done
+	for f in $(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${@: -1}"); do
+		case $f in
+		fs/*) m="Fay Fs <fay@fs.example.org>" r="Zoë Review <zoe@fs.example.org>" l=fsdevel@lists.example.org ;;
+		security/*) m="Sam Sec <sam@sec.example.org>" r= l=lsm@lists.example.org ;;
+		*) m="Root Maint <root@example.org>" r= l= ;;
+		esac
+		[ "$nom" = 1 ] || echo "$m"
+		[ "$nol" = 1 ] || { [ -z "$r" ] || echo "$r"; [ -z "$l" ] || echo "$l"; }
+	done | awk '!seen[$0]++'
+	EOT
+	cat >"$src/linux-source-6.1/scripts/checkpatch.pl" <<-'EOT'
+	#!/bin/bash
+	# Fixture: an added line naming checkpatch_bad is an error.
+	! grep -n '^+.*checkpatch_bad' "${@: -1}" | sed 's/^/ERROR: fixture: /' | grep .
+	EOT
+	chmod +x "$src/linux-source-6.1/scripts/"*.pl
+	tar -C "$src" --owner=0 --group=0 --mtime=@1700000000 --sort=name \
+		-cJf "$TARBALL" linux-source-6.1
+	rm -rf "$src"
+	git config -f "$P/series/base" package.sha256 "$(sha256sum "$TARBALL" | cut -d' ' -f1)"
+}
+
+# mail_topic NAME [DEP...]: a topic conf with a change-id, and its cover.
+mail_topic() {
+	topic "$@"
+	git config -f "$P/topic-branches/$1.conf" topic.change-id "20240101-$1-0123456789ab"
+	printf 'fs: the %s topic\n\nThis series does %s things.\n' "$1" "$1" \
+		>"$P/topic-branches/$1.cover"
+}
+
+setup_file() {
+	local path=$PATH
+	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR/base
+	mkdir -p "$BATS_TEST_TMPDIR"
+	setup_project
+	mail_tarball
+	mail_topic a
+	mail_topic b
+	mail_topic c a b
+	mail_topic d c
+	mail_topic e
+	stage tree
+	commit_on a fs/xattr.c 5 'int a_one;'
+	commit_on a security/security.c 7 'int a_two;'
+	commit_on b security/security.c 5 'int b_one;'
+	stage export
+	commit_on c fs/xattr.c 30 'int c_one;'
+	stage export
+	commit_on d security/security.c 30 'int d_one;'
+	stage export
+	# The fake apt tools served make tree; the mail stages use the real ones.
+	export PATH=$path
+	stage mail >"$BATS_FILE_TMPDIR/first-run" 2>&1 || {
+		cat "$BATS_FILE_TMPDIR/first-run" >&2
+		return 1
+	}
+	git -C "$P" add -A
+	git -C "$P" commit -q -m fixture
+}
+
+setup() {
+	P=$BATS_TEST_TMPDIR/proj
+	cp -a "$BATS_FILE_TMPDIR/base/proj" "$P"
+	export PROJECT=$P KTREE=$P/out/linux
+	unset OUT MAILDIR V KEEP SEND TOPIC URL FAKE_GM_FAIL
+}
+
+# header FILE NAME: the (unfolded) value of header NAME of a mail file.
+header() {
+	sed -n '/^$/q; p' "$1" | awk -v h="$2:" '
+		$1 == h { v = substr($0, length(h) + 2); on = 1; next }
+		on && /^[ \t]/ { sub(/^[ \t]+/, " "); v = v $0; next }
+		{ on = 0 }
+		END { print v }'
+}
+
+# patch_ids TOPIC: git's stable patch-id of each patch of TOPIC, in order.
+patch_ids() {
+	local c
+	for c in $(git -C "$KTREE" rev-list --reverse "refs/starts/$1..$1"); do
+		git -C "$KTREE" diff-tree -p "$c" | git -C "$KTREE" patch-id --stable | cut -d' ' -f1
+	done
+}
+
+@test "v1 of every non-empty topic is written, the empty one skipped" {
+	run cat "$BATS_FILE_TMPDIR/first-run"
+	[[ "$output" == *"a: wrote mail/a/v1"*"b: wrote mail/b/v1"*"c: wrote mail/c/v1"*"d: wrote mail/d/v1"* ]]
+	[[ "$output" == *"e: no patches yet, skipped"* ]]
+	[ ! -e "$P/mail/e" ]
+	run ls "$P/mail/a/v1"
+	[ "$output" = "$(printf '%s\n' 0000-cover-letter.patch 0001-fs-int-a_one.patch 0002-fs-int-a_two.patch)" ]
+}
+
+@test "a second run changes no byte, wherever the tree and whenever the run" {
+	run -0 stage mail
+	[ -z "$(git -C "$P" status --porcelain)" ]
+	cp -a "$KTREE" "$BATS_TEST_TMPDIR/elsewhere"
+	KTREE=$BATS_TEST_TMPDIR/elsewhere MAILDIR=$BATS_TEST_TMPDIR/mail2 run -0 stage mail
+	diff -r "$P/mail" "$BATS_TEST_TMPDIR/mail2"
+	! grep -rlE "$BATS_TEST_TMPDIR|$BATS_FILE_TMPDIR" "$P/mail"
+}
+
+@test "cover letter: subject, date and Message-ID from the series, recipients the union" {
+	c=$P/mail/a/v1/0000-cover-letter.patch
+	p1=$P/mail/a/v1/0001-fs-int-a_one.patch
+	p2=$P/mail/a/v1/0002-fs-int-a_two.patch
+	[ "$(header "$c" Subject)" = "[PATCH 0/2] fs: the a topic" ]
+	[ "$(header "$p2" Subject)" = "[PATCH 2/2] fs: int a_two;" ]
+	newest=$(git -C "$KTREE" log -1 --format=%at a)
+	[ "$(header "$c" Date)" = "$(git -C "$KTREE" log -1 --format=%aD a)" ]
+	id=$(date -u -d "@$newest" +%Y%m%d)-a-v1
+	[ "$(header "$c" Message-ID)" = "<$id-0@example.org>" ]
+	[ "$(header "$p2" Message-ID)" = "<$id-2@example.org>" ]
+	[ "$(header "$p1" In-Reply-To)" = "<$id-0@example.org>" ]
+	[ "$(header "$p2" References)" = "<$id-0@example.org>" ]
+	[ -z "$(header "$c" In-Reply-To)" ]
+	[ "$(header "$p1" To)" = "Fay Fs <fay@fs.example.org>" ]
+	[ "$(header "$p1" Cc)" = "=?utf-8?q?Zo=C3=AB_Review?= <zoe@fs.example.org>, fsdevel@lists.example.org" ]
+	[ "$(header "$p2" To)" = "Sam Sec <sam@sec.example.org>" ]
+	[ "$(header "$p2" Cc)" = "lsm@lists.example.org" ]
+	[ "$(header "$c" To)" = "Fay Fs <fay@fs.example.org>, Sam Sec <sam@sec.example.org>" ]
+	[ "$(header "$c" Cc)" = "=?utf-8?q?Zo=C3=AB_Review?= <zoe@fs.example.org>, fsdevel@lists.example.org, lsm@lists.example.org" ]
+	grep -qx 'This series does a things.' "$c"
+	grep -qx "base-commit: $(git -C "$KTREE" rev-parse base)" "$c"
+	grep -qx "change-id: 20240101-a-0123456789ab" "$c"
+	! grep -q '^prerequisite-' "$c"
+	! grep -q '^Range-diff' "$c"
+}
+
+@test "a dependent topic lists every patch it builds on, transitively" {
+	want=$( (patch_ids a; patch_ids b; patch_ids c) | sed 's/^/prerequisite-patch-id: /')
+	[ "$(grep -c . <<<"$want")" = 4 ]
+	[ "$(grep '^prerequisite-patch-id: ' "$P/mail/d/v1/0000-cover-letter.patch")" = "$want" ]
+	[ "$(grep '^prerequisite-change-id: ' "$P/mail/d/v1/0000-cover-letter.patch")" = "$(printf 'prerequisite-change-id: 20240101-%s-0123456789ab:v1\n' a b c)" ]
+	# The same set git computes itself with --base.
+	git -C "$KTREE" format-patch --stdout --cover-letter --base=base "refs/starts/d..d" |
+		grep '^prerequisite-patch-id: ' | sort >"$BATS_TEST_TMPDIR/git"
+	sort <<<"$want" | diff - "$BATS_TEST_TMPDIR/git"
+	[ "$(grep -c '^prerequisite-patch-id: ' "$P/mail/c/v1/0000-cover-letter.patch")" = 3 ]
+}
+
+@test "a changed topic needs a bump and a changelog, then gets a range-diff" {
+	commit_on a fs/xattr.c 9 'int a_three;'
+	stage export
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1 no longer gives the topic back (git am on the topic's start gives tree "*"): a posted version never changes: bump topic.version to 2 in topic-branches/a.conf and add 'Changes in v2:' to topic-branches/a.cover"* ]]
+	git config -f "$P/topic-branches/a.conf" topic.version 2
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': topic.version is 2 but topic-branches/a.cover has no 'Changes in v2:' section"* ]]
+	printf '\nChanges in v2:\n- a third patch\n' >>"$P/topic-branches/a.cover"
+	# c and d build on a: their postings change too (prerequisites).
+	run -1 stage mail
+	[[ "$output" == *"a: wrote mail/a/v2"* ]]
+	[[ "$output" == *"topic 'c': mail/c/v1/0000-cover-letter.patch differs from what the series gives now"* ]]
+	[ -z "$(git -C "$P" status --porcelain mail/a/v1)" ]
+	c=$P/mail/a/v2/v2-0000-cover-letter.patch
+	[ "$(header "$c" Subject)" = "[PATCH v2 0/3] fs: the a topic" ]
+	[[ "$(header "$c" Message-ID)" == *"-a-v2-0@example.org>" ]]
+	grep -qx -- '- a third patch' "$c"
+	sed -n '/^Range-diff against v1:$/,/^$/p' "$c" >"$BATS_TEST_TMPDIR/rd"
+	grep -qE '^1: +[0-9a-f]{12} = 1: +[0-9a-f]{12} fs: int a_one;$' "$BATS_TEST_TMPDIR/rd"
+	grep -qE '^-: +-{12} > 3: +[0-9a-f]{12} fs: int a_three;$' "$BATS_TEST_TMPDIR/rd"
+	git config -f "$P/topic-branches/a.conf" topic.version 1
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v2 exists but topic.version is 1: versions only go up"* ]]
+}
+
+@test "the apply-back check catches a hand-edited mail file" {
+	f=$P/mail/a/v1/0001-fs-int-a_one.patch
+	sed -i 's/^+int a_one;/+int a_ONE;/' "$f"
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1 no longer gives the topic back (git am on the topic's start gives tree "*", the head of 'a' has $(git -C "$KTREE" rev-parse 'a^{tree}'))"* ]]
+	sed -i 's/^ int xattr_line_4;/ int xattr_line_four;/' "$f"
+	run -1 stage mail
+	[[ "$output" == *"mail/a/v1 no longer gives the topic back (git am fails on the topic's start: error: patch failed: fs/xattr.c:2)"* ]]
+	git -C "$P" checkout -q mail
+	sed -i 's/^Because the test/because the test/' "$f"
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch differs from what the series gives now"* ]]
+}
+
+@test "conf additions and drops reach every mail and need a reason" {
+	git config -f "$P/topic-branches/a.conf" mail.cc "Rev Iewer <rev@example.net>"
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail.cc 'Rev Iewer <rev@example.net>' in topic-branches/a.conf needs a reason: 'ADDRESS -- why'"* ]]
+	git config -f "$P/topic-branches/a.conf" mail.cc "Rev Iewer <rev@example.net> -- reviewed the 2007 series"
+	git config -f "$P/topic-branches/a.conf" mail.drop "LSM <lsm@lists.example.org> -- closed list"
+	rm -rf "$P/mail/a"
+	run -0 stage mail
+	c=$P/mail/a/v1/0000-cover-letter.patch
+	[ "$(header "$c" Cc)" = "=?utf-8?q?Zo=C3=AB_Review?= <zoe@fs.example.org>, fsdevel@lists.example.org, Rev Iewer <rev@example.net>" ]
+	[ "$(header "$P/mail/a/v1/0002-fs-int-a_two.patch" Cc)" = "Rev Iewer <rev@example.net>" ]
+}
+
+@test "bad input: one line naming the topic and what to do" {
+	rm "$P/topic-branches/b.cover"
+	run -1 stage mail
+	[ "$(grep -c '^mail: ' <<<"$output")" = 1 ]
+	[[ "$output" == *"mail: topic 'b': no cover letter: write topic-branches/b.cover (subject, blank line, body)"* ]]
+	git -C "$P" checkout -q topic-branches
+	git config -f "$P/topic-branches/b.conf" topic.depends nosuch
+	run -1 stage mail
+	[[ "$output" == *"mail: topic 'b': topic-branches/b.conf depends on unknown topic 'nosuch': add topic-branches/nosuch.conf or drop that depends line"* ]]
+	git -C "$P" checkout -q topic-branches
+	git config -f "$P/topic-branches/b.conf" --unset topic.change-id
+	run -1 stage mail
+	[[ "$output" == *"mail: topic 'b': topic.change-id is missing or malformed in topic-branches/b.conf: set it once, e.g. git config -f topic-branches/b.conf topic.change-id "*"-b-"* ]]
+}
+
+@test "get_maintainer.pl failing stops the posting, naming topic and patch" {
+	FAKE_GM_FAIL=1 run -1 stage mail
+	[[ "$output" == *"mail: topic 'a': scripts/get_maintainer.pl failed on 0001-fs-int-a_one.patch (MAINTAINERS: fixture failure): fix the patch or the tree's MAINTAINERS"* ]]
+}
+
+@test "checkpatch findings stop the posting and leave no folder" {
+	commit_on b security/security.c 9 'int checkpatch_bad;'
+	stage export
+	git config -f "$P/topic-branches/b.conf" topic.version 2
+	printf '\nChanges in v2:\n- more\n' >>"$P/topic-branches/b.cover"
+	run -1 stage mail
+	[[ "$output" == *"ERROR: fixture: "*"checkpatch_bad"* ]]
+	[[ "$output" == *"topic 'b': checkpatch.pl --strict is not clean on mail/b/v2/v2-0002-fs-int-checkpatch_bad.patch"* ]]
+	[ ! -e "$P/mail/b/v2" ]
+}
+
+@test "the mail check flags this machine or a local path in a header, and a wrong Signed-off-by" {
+	f=$BATS_TEST_TMPDIR/0001-x.patch
+	check() { /usr/bin/python3 "$TOP/scripts/mail.py" check --host=buildbox.example --path="$P" "$@"; }
+	run -0 check "$P"/mail/a/v1/*.patch
+	sed -e 's/^Message-ID: <\(.*\)@example.org>/Message-ID: <\1@buildbox.example>/' \
+		-e "s|^To: |X-Tree: $P/out/linux\nTo: |" \
+		-e 's/^Signed-off-by: Ann Author/Signed-off-by: Someone Else/' \
+		"$P/mail/a/v1/0001-fs-int-a_one.patch" >"$f"
+	run -1 check "$f"
+	[[ "$output" == *"0001-x.patch: header X-Tree names the local path $P"* ]]
+	[[ "$output" == *"0001-x.patch: header Message-ID names this machine (buildbox.example)"* ]]
+	[[ "$output" == *"0001-x.patch: no Signed-off-by: matching From: Ann Author <ann@example.org>"* ]]
+}
+
+@test "send prints a dry-run send-email command that reaches the recorded recipients" {
+	TOPIC=a run -0 --separate-stderr stage send
+	[ "$output" = "git send-email --dry-run '--from=Ann Author <ann@example.org>' --to-cmd=true --no-thread --suppress-cc=author --suppress-cc=self --suppress-cc=body --suppress-cc=cccmd mail/a/v1/0000-cover-letter.patch mail/a/v1/0001-fs-int-a_one.patch mail/a/v1/0002-fs-int-a_two.patch" ]
+	cmd=$output
+	cd "$P"
+	run -0 bash -c "$cmd" </dev/null
+	[ "$(grep -c '^Dry-OK' <<<"$output")" = 3 ]
+	[ "$(grep -c '^RCPT TO:<sam@sec.example.org>' <<<"$output")" = 2 ]
+	[ "$(grep -c '^RCPT TO:<fay@fs.example.org>' <<<"$output")" = 2 ]
+	[ "$(grep -c '^RCPT TO:<lsm@lists.example.org>' <<<"$output")" = 2 ]
+	[ "$(grep -c '^RCPT TO:' <<<"$output")" = 10 ]
+	SEND=1 TOPIC=a run -0 --separate-stderr stage send
+	[[ "$output" == "git send-email '--from="* ]]
+	echo >>"$P/mail/a/v1/0000-cover-letter.patch"
+	TOPIC=a run -1 stage send
+	[[ "$output" == *"topic 'a': mail/a/v1 is not committed: commit it first"* ]]
+	run -1 stage send
+	[[ "$output" == *"set TOPIC=<topic>"* ]]
+}
+
+@test "pull-request prints request-pull against the start once the branch is pushed" {
+	bare=$BATS_TEST_TMPDIR/bare.git
+	git init -q --bare "$bare"
+	TOPIC=c URL=$bare run -1 --separate-stderr stage pull-request
+	[ -z "$output" ]
+	[[ "$stderr" == *"topic 'c': branch 'c' is not at $bare: push it first"* ]]
+	git -C "$KTREE" push -q "$bare" refs/heads/c:refs/heads/c
+	TOPIC=c URL=$bare run -0 --separate-stderr stage pull-request
+	[[ "$output" == "The following changes since commit $(git -C "$KTREE" rev-parse refs/starts/c):"* ]]
+	[[ "$output" == *"are available in the Git repository at:"*"  $bare c"* ]]
+	[[ "$output" == *"fs: the c topic"*"This series does c things."* ]]
+	[[ "$output" == *"Ann Author (1):"*"fs: int c_one;"* ]]
+	TOPIC=c run -1 stage pull-request
+	[[ "$output" == *"set URL=<repo>"* ]]
+}
