@@ -69,6 +69,13 @@ check_init() {
 	}
 	mkdir -p "$CHECK_OUT"
 	: >"$CHECK_OUT/findings"
+	# die MESSAGE: the check cannot run: say why and exit 2.
+	# shellcheck disable=SC2317 # called later
+	die() {
+		printf '%s: %s\n' "$PROG" "$*" >&2
+		desc "error: $*"
+		exit "$CHECK_ERROR"
+	}
 	set -E
 	trap 'check_crash $? $LINENO' ERR
 	trap 'exit 130' INT
@@ -85,12 +92,6 @@ check_crash() {
 	exit "$CHECK_ERROR"
 }
 
-# die MESSAGE: the check cannot run: say why and exit 2.
-die() {
-	printf '%s: %s\n' "$PROG" "$*" >&2
-	desc "error: $*"
-	exit "$CHECK_ERROR"
-}
 
 # desc TEXT: the one-line description of the result (fd 3).
 desc() {

@@ -1,0 +1,375 @@
+#!/usr/bin/env bats
+# make check (scripts/check) on a small fixture tree with fixture checks:
+# the check interface, verdicts, the results folder, new-only findings,
+# result reuse, the worktree left alone; and scripts/lib/findings.py and
+# ci/checks/commit-msg on their own.  The real checks on the real tree are
+# in tests/e2e/40-check.bats.
+
+load helpers
+
+setup() {
+	P=$BATS_TEST_TMPDIR/proj
+	export PROJECT=$P KTREE=$BATS_TEST_TMPDIR/linux
+	unset OUT TOPIC CHECKS SERIES_DIR SERIES_NAME SERIES_BASE FRESH V
+	mkdir -p "$P/topic-branches" "$P/ci/checks"
+	git init -q -b base "$KTREE"
+	mkdir -p "$KTREE/security" "$KTREE/fs"
+	printf 'int a;\nint b;\nint c;\n' >"$KTREE/security/a.c"
+	printf 'int x;\n' >"$KTREE/fs/x.c"
+	git -C "$KTREE" add -A
+	git -C "$KTREE" commit -q -m "Import"
+	FINDINGS=$TOP/scripts/lib/findings.py
+}
+
+# topic NAME [DEP]: a topic conf, its start at DEP's head (or base) and its
+# branch there too.
+topic() {
+	printf '[topic]\n%s\tversion = 1\n' "${2:+	depends = $2
+}" >"$P/topic-branches/$1.conf"
+	git -C "$KTREE" update-ref "refs/starts/$1" "${2:-base}"
+	git -C "$KTREE" update-ref "refs/heads/$1" "${2:-base}"
+}
+
+# patch TOPIC FILE CONTENT SUBJECT [BODY]: a commit on TOPIC that sets FILE.
+patch() {
+	local t=$1 f=$2 body=${5:-This is why the change is needed, in enough words.}
+	git -C "$KTREE" checkout -q "$t"
+	printf '%b' "$3" >"$KTREE/$f"
+	git -C "$KTREE" add -A
+	git -C "$KTREE" commit -q -m "$4" -m "$body" \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" checkout -q base
+}
+
+# check NAME: a fixture check; its body is on stdin (after the helpers are
+# sourced and check_init ran).
+check() {
+	{
+		echo '#!/usr/bin/env bash'
+		echo '. "$CHECK_SCRIPTS/lib.sh"; . "$CHECK_SCRIPTS/lib/check.sh"; check_init'
+		cat
+	} >"$P/ci/checks/$1"
+	chmod +x "$P/ci/checks/$1"
+}
+
+# todo_check: reports the lines with TODO a patch adds (tool "todo"), the
+# new-only way: grep before and after, set difference.
+todo_check() {
+	check todo <<-'EOF'
+	scan() {
+		git grep -n TODO -- '*.c' |
+			sed -E 's/^([^:]*):([0-9]+):(.*)$/todo\t\1\t\2\tTODO on line \2\t\3/'
+	}
+	scan >"$CHECK_OUT/after" || true
+	at_parent scan >"$CHECK_OUT/before" || true
+	findings new "$CHECK_OUT/before" "$CHECK_OUT/after" >"$CHECK_OUT/findings"
+	verdict "TODO lines"
+	EOF
+}
+
+R() { # the results folder of patch N of TOPIC
+	echo "$P"/out/check/"$1"/"$(printf '%04d' "$2")"-*
+}
+
+@test "empty topics pass at once and leave no worktree" {
+	topic a
+	topic b a
+	todo_check
+	run -0 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "0 passed, 0 failed" ]
+	[[ "$output" == *"a: no patches"* ]]
+	[[ "$output" == *"b: no patches"* ]]
+	[ ! -e "$P/out/check/src" ]
+	[ -f "$P/out/check/report.txt" ]
+}
+
+@test "a check runs in a worktree at the patch; results go to out/check/<topic>/<NNNN-patch>/<check>/" {
+	topic a
+	patch a security/a.c 'int a;\nint b;\n' "security: drop c" "The c was never used by anything, so remove it now."
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check where <<-'EOF'
+	{ pwd; git rev-parse HEAD HEAD~; echo "$CHECK_LAST $CHECK_TOPIC"; head -n1 "$CHECK_PATCH"; } >"$CHECK_OUT/seen"
+	echo "to stdout"; echo "to stderr" >&2
+	desc "looked at $(git log -1 --format=%s)"
+	EOF
+	run -0 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "2 passed, 0 failed" ]
+	local c1 c2 d
+	c1=$(git -C "$KTREE" rev-parse a~)
+	c2=$(git -C "$KTREE" rev-parse a)
+	d=$(R a 1)
+	[ "$d" = "$P/out/check/a/0001-security-drop-c" ]
+	diff - "$d/where/seen" <<-EOF
+	$P/out/check/src
+	$c1
+	$(git -C "$KTREE" rev-parse base)
+	0 a
+	From $c1 Mon Sep 17 00:00:00 2001
+	EOF
+	[ "$(cat "$d/where/retcode")" = 0 ]
+	[ "$(cat "$d/where/desc")" = "looked at security: drop c" ]
+	[ "$(cat "$d/where/stdout")" = "to stdout" ]
+	[ "$(cat "$d/where/stderr")" = "to stderr" ]
+	[ -f "$d/where/findings" ] && [ ! -s "$d/where/findings" ]
+	[ "$(sed -n 2p "$(R a 2)/where/seen")" = "$c2" ]
+	[ "$(sed -n 4p "$(R a 2)/where/seen")" = "1 a" ]
+	# KTREE's own checkout did not move.
+	[ "$(git -C "$KTREE" symbolic-ref HEAD)" = refs/heads/base ]
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+}
+
+@test "only new findings count: a move adds none, one fixed plus one added shows the added" {
+	topic a
+	patch a security/a.c 'int a;\nint b; /* TODO: b */\nint c;\n' "security: note b" "Leave a note that b needs a better name later on."
+	patch a security/a.c 'int c;\nint a;\nint b; /* TODO: b */\n' "security: move c up" "Move c to the top where it reads better for everyone."
+	patch a security/a.c 'int c;\nint a; /* TODO: a */\nint b;\n' "security: a, not b" "The note belongs to a and not to b, as it turns out."
+	todo_check
+	run -1 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "1 passed, 2 failed" ]
+	diff - <(cut -f1,2,4,5 "$(R a 1)/todo/findings") <<-'EOF'
+	todo	security/a.c	TODO on line 2	int b; /* TODO: b */
+	EOF
+	[ ! -s "$(R a 2)/todo/findings" ]
+	diff - <(cut -f1,2,3,5 "$(R a 3)/todo/findings") <<-'EOF'
+	todo	security/a.c	2	int a; /* TODO: a */
+	EOF
+	# The table and the findings, in the output and in report.txt.
+	[[ "$output" == *"a 3/3 0003-security-a-not-b ("*")  FAIL"* ]]
+	[[ "$output" == *"  todo         FAIL "*"1 new: 1 todo (TODO lines)"* ]]
+	[[ "$output" == *"todo        security/a.c:2: TODO on line 2"* ]]
+	grep -qF '> int a; /* TODO: a */' "$P/out/check/report.txt"
+	[ "$(tail -n1 "$P/out/check/report.txt")" = "1 passed, 2 failed" ]
+	# Back at the patch after each at_parent.
+	[ "$(git -C "$P/out/check/src" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse a)" ]
+}
+
+@test "exit 77 is a skip and passes; another exit code is an error that fails the patch" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check nothing <<<'skip "nothing to look at"'
+	check broken <<-'EOF'
+	echo "cannot go on" >&2
+	false
+	EOF
+	run -1 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "0 passed, 1 failed" ]
+	[ "$(cat "$(R a 1)/nothing/retcode")" = 77 ]
+	[[ "$output" == *"  nothing      skip "*"nothing to look at"* ]]
+	[ "$(cat "$(R a 1)/broken/retcode")" = 2 ]
+	[[ "$output" == *"  broken       ERROR "*"error: a command failed at line 4 (status 1)"* ]]
+	[[ "$output" == *"broken failed to run (exit 2)"*"cannot go on"* ]]
+}
+
+@test "results are reused while commit and checks are the same; FRESH=1 and a changed check run again" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check count <<<"echo run >>'$BATS_TEST_TMPDIR/runs'"
+	run -0 "$TOP/scripts/check"
+	run -0 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 1 ]
+	[ "$(cat "$(R a 1)/count/time")" = cached ]
+	FRESH=1 run -0 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 2 ]
+	echo "# changed" >>"$P/ci/checks/count"
+	run -0 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 3 ]
+	# A new commit is a new patch.
+	patch a fs/x.c 'int z;\n' "fs: rename y" "The name y says nothing either, so call it z now."
+	run -0 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 4 ]
+	# An error is not kept.
+	check count <<<"echo run >>'$BATS_TEST_TMPDIR/runs'; exit 3"
+	run -1 "$TOP/scripts/check"
+	run -1 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 8 ]
+}
+
+@test "a check killed at HEAD~ puts the worktree back at the patch" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check killed <<-'EOF'
+	at_parent bash -c 'git rev-parse HEAD >"$CHECK_OUT/during"; kill -TERM $PPID; sleep 1'
+	echo "not reached" >"$CHECK_OUT/after"
+	EOF
+	run -1 "$TOP/scripts/check"
+	[ "$(cat "$(R a 1)/killed/during")" = "$(git -C "$KTREE" rev-parse base)" ]
+	[ ! -e "$(R a 1)/killed/after" ]
+	[ "$(cat "$(R a 1)/killed/retcode")" = 143 ]
+	[[ "$output" != *"left the worktree"* ]]
+	[ "$(git -C "$P/out/check/src" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse a)" ]
+}
+
+@test "a check that leaves the worktree elsewhere or changed is undone" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	patch a fs/x.c 'int z;\n' "fs: rename y" "The name y says nothing either, so call it z now."
+	check messy <<-'EOF'
+	git checkout -q --detach HEAD~
+	echo garbage >fs/x.c
+	EOF
+	check after <<<'cat fs/x.c >"$CHECK_OUT/seen"; git rev-parse HEAD >>"$CHECK_OUT/seen"'
+	CHECKS="messy after" run -0 "$TOP/scripts/check"
+	[[ "$output" == *"check messy left the worktree at another commit"* ]]
+	diff - "$(R a 2)/after/seen" <<-EOF
+	int z;
+	$(git -C "$KTREE" rev-parse a)
+	EOF
+}
+
+@test "TOPIC= and CHECKS= select; unknown ones are named in the error" {
+	topic a
+	topic b
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	patch b security/a.c 'int a;\n' "security: keep only a" "Only a is used, so keep a and drop the other two."
+	check one <<<'true'
+	check two <<<'true'
+	TOPIC=b CHECKS=two run -0 "$TOP/scripts/check"
+	[ -d "$(R b 1)/two" ] && [ ! -e "$(R b 1)/one" ]
+	[ ! -e "$P/out/check/a" ]
+	TOPIC=nope run -1 "$TOP/scripts/check"
+	[[ "$output" == *"TOPIC=nope: no topic-branches/nope.conf"* ]]
+	CHECKS=nope run -1 "$TOP/scripts/check"
+	[[ "$output" == *"CHECKS: no check ci/checks/nope"* ]]
+	KTREE=$BATS_TEST_TMPDIR/none run -1 "$TOP/scripts/check"
+	[[ "$output" == *"no kernel tree at $BATS_TEST_TMPDIR/none: run 'make tree' first"* ]]
+}
+
+@test "SERIES_DIR= checks fixture patches as a scratch topic on base" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	mkdir -p "$BATS_TEST_TMPDIR/fx"
+	git -C "$KTREE" format-patch -q -o "$BATS_TEST_TMPDIR/fx" base..a
+	(cd "$BATS_TEST_TMPDIR/fx" && ls *.patch >series)
+	todo_check
+	SERIES_DIR=$BATS_TEST_TMPDIR/fx run -0 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "1 passed, 0 failed" ]
+	[ -d "$P/out/check/fx/0001-fs-rename-x/todo" ]
+	[ ! -e "$P/out/check/a" ]
+	# Applied the same way every time: the same commit, the results reused.
+	SERIES_DIR=$BATS_TEST_TMPDIR/fx run -0 "$TOP/scripts/check"
+	[ "$(cat "$P/out/check/fx/0001-fs-rename-x/todo/time")" = cached ]
+	# A patch that does not apply is named.
+	sed -i 's/^-int x;/-int w;/' "$BATS_TEST_TMPDIR/fx/0001-fs-rename-x.patch"
+	SERIES_DIR=$BATS_TEST_TMPDIR/fx run -1 "$TOP/scripts/check"
+	[[ "$output" == *"0001-fs-rename-x.patch does not apply on base"* ]]
+	rm "$BATS_TEST_TMPDIR/fx/series"
+	SERIES_DIR=$BATS_TEST_TMPDIR/fx run -1 "$TOP/scripts/check"
+	[[ "$output" == *"no series file in it"* ]]
+}
+
+@test "commit-msg: sign-off of the author, prefix, body, 75 columns, local paths, Change-Id" {
+	topic a
+	local sob="Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" i=0
+	git -C "$KTREE" checkout -q a
+	mkdir -p "$KTREE/security/yama"
+	echo 'int y;' >"$KTREE/security/yama/yama_lsm.c"
+	git -C "$KTREE" add security/yama
+	# commit SUBJECT MESSAGE-BODY...: a commit on a with that message.
+	commit() {
+		i=$((i + 1))
+		echo "$i" >"$KTREE/fs/x.c"
+		git -C "$KTREE" commit -q -a --cleanup=verbatim -F - <<<"$(printf '%s\n' "$@")"
+	}
+	commit "fs: a good one" "" "This says why the change is needed and what it does." "" "$sob"
+	commit "fs: no sign-off" "" "This says why the change is needed and what it does."
+	commit "fs: someone else's" "" "This says why the change is needed and what it does." "" \
+		"Signed-off-by: Other Person <other@example.org>"
+	commit "tweak things" "" "This says why the change is needed and what it does." "" "$sob"
+	commit "fs: terse" "" "Because." "" "$sob"
+	commit "fs: wordy" "" "$(printf 'word %.0s' {1..20})" "" "$sob"
+	commit "fs: where" "" "This was found by a script in /home/ann/bin on my machine here." "" "$sob"
+	commit "fs: gerrit" "" "This says why the change is needed and what it does." "" \
+		"Change-Id: I0123456789abcdef" "$sob"
+	commit "yama: an LSM's own prefix" "" "This says why the change is needed and what it does." "" \
+		"Link: https://example.org/a/very/long/address/that/goes/on/and/on/past/seventy-five/columns" "$sob"
+	git -C "$KTREE" checkout -q base
+	CHECKS_DIR=$TOP/ci/checks CHECKS=commit-msg run -1 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "2 passed, 7 failed" ]
+	msgs() { cut -f3,4 "$(R a "$1")/commit-msg/findings"; }
+	[ ! -s "$(R a 1)/commit-msg/findings" ]
+	[ "$(msgs 2)" = "1	no Signed-off-by: line" ]
+	[ "$(msgs 3)" = "5	no Signed-off-by: from the author, $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" ]
+	[[ "$(msgs 4)" == "1	subject has no subsystem prefix"* ]]
+	[[ "$(msgs 5)" == "1	the body does not say why"* ]]
+	[ "$(msgs 6)" = "3	line longer than 75 columns (100)" ]
+	[ "$(msgs 7)" = "3	local path in the commit message" ]
+	[ "$(msgs 8)" = "5	Change-Id: trailer (Gerrit's, not for the kernel)" ]
+	[ ! -s "$(R a 9)/commit-msg/findings" ]
+}
+
+@test "findings.py: identity without line numbers, whitespace squeezed, set difference" {
+	printf 'gcc\tf.c\t10\twarning: x at f.c:10:3 on line 10\tint  x;\n' >"$BATS_TEST_TMPDIR/before"
+	printf 'gcc\tf.c\t42\twarning: x at f.c:42:7 on line 42\t  int x;\n' >"$BATS_TEST_TMPDIR/after"
+	printf 'gcc\tf.c\t43\twarning: x at f.c:43:7 on line 43\tint y;\n' >>"$BATS_TEST_TMPDIR/after"
+	run -0 python3 "$FINDINGS" new "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	[ "$output" = "$(printf 'gcc\tf.c\t43\twarning: x at f.c:43:7 on line 43\tint y;')" ]
+	# Counting would see one before and two after; a fix plus an addition
+	# still shows the addition.
+	printf 'gcc\tf.c\t3\twarning: y\tint q;\n' >"$BATS_TEST_TMPDIR/before"
+	printf 'gcc\tf.c\t3\twarning: y\tint r;\n' >"$BATS_TEST_TMPDIR/after"
+	run -0 python3 "$FINDINGS" new "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	[ "$(echo "$output" | cut -f5)" = "int r;" ]
+	printf 'bad line\n' >"$BATS_TEST_TMPDIR/bad"
+	run -2 python3 "$FINDINGS" new "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/bad"
+	[[ "$output" == *"bad:1: not a finding"* ]]
+}
+
+@test "findings.py parse: gcc, sparse (with its details), kernel-doc, coccinelle" {
+	local root=$BATS_TEST_TMPDIR/src
+	mkdir -p "$root/security" "$BATS_TEST_TMPDIR/build"
+	printf 'int a;\n\tmemset(buf, 0, n);\n' >"$root/security/a.c"
+	cd "$BATS_TEST_TMPDIR/build"
+	run -0 python3 "$FINDINGS" parse gcc --root "$root" <<-EOF
+	  CC      security/a.o
+	$root/security/a.c: In function 'f':
+	$root/security/a.c:2:9: warning: unused variable ‘x’ [-Wunused-variable]
+	    2 |         memset(buf, 0, n);
+	$root/security/a.c:1:1: note: declared here
+	../src/security/a.c:1:5: error: bad
+	EOF
+	diff - <(echo "$output") <<-'EOF'
+	gcc	security/a.c	2	warning: unused variable 'x' [-Wunused-variable]	memset(buf, 0, n);
+	gcc	security/a.c	1	error: bad	int a;
+	EOF
+	run -0 python3 "$FINDINGS" parse sparse --root "$root" <<-EOF
+	$root/security/a.c:2:16: warning: incorrect type in argument 1 (different address spaces)
+	$root/security/a.c:2:16:    expected void *s
+	$root/security/a.c:2:16:    got char [noderef] __user *buf
+	EOF
+	[ "$output" = "$(printf 'sparse\tsecurity/a.c\t2\twarning: incorrect type in argument 1 (different address spaces) | expected void *s | got char [noderef] __user *buf\tmemset(buf, 0, n);')" ]
+	cd "$root"
+	run -0 python3 "$FINDINGS" parse kernel-doc <<<"security/a.c:1: warning: Function parameter or member 'x' not described in 'f'"
+	[ "$output" = "$(printf "kernel-doc\tsecurity/a.c\t1\tFunction parameter or member 'x' not described in 'f'\tint a;")" ]
+	run -0 python3 "$FINDINGS" parse coccinelle <<<"security/a.c:2:1-7: misc/x: WARNING opportunity for max()"
+	[ "$output" = "$(printf 'coccinelle\tsecurity/a.c\t2\tmisc/x: WARNING opportunity for max()\tmemset(buf, 0, n);')" ]
+	run -2 python3 "$FINDINGS" parse lint </dev/null
+	[[ "$output" == *"unknown tool 'lint'"* ]]
+}
+
+@test "findings.py checkpatch: findings with file and line; ci/checkpatch-exceptions excuses by type and file" {
+	local out=$BATS_TEST_TMPDIR/cp
+	cat >"$out" <<-'EOF'
+	WARNING:COMMIT_MESSAGE: Missing commit description - Add an appropriate one
+
+	ERROR:SPACING: space required before the open parenthesis '('
+	#21: FILE: security/min_addr.c:57:
+	+	if(x)
+
+	CHECK:PARENTHESIS_ALIGNMENT: Alignment should match open parenthesis
+	#30: FILE: fs/xattr.c:12:
+	+		foo(a,
+	EOF
+	run -0 python3 "$FINDINGS" checkpatch <"$out"
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[1]}" = "$(printf "checkpatch\tsecurity/min_addr.c\t57\tERROR:SPACING: space required before the open parenthesis '('\tif(x)")" ]
+	printf '# why\nCOMMIT_MESSAGE\t*\tcommit-msg has it\nPARENTHESIS_ALIGNMENT fs/*.c  fs style differs here\n' >"$BATS_TEST_TMPDIR/exc"
+	run -0 python3 "$FINDINGS" checkpatch --exceptions "$BATS_TEST_TMPDIR/exc" <"$out"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"ERROR:SPACING"* ]]
+	printf 'SPACING *\n' >"$BATS_TEST_TMPDIR/exc"
+	run -2 python3 "$FINDINGS" checkpatch --exceptions "$BATS_TEST_TMPDIR/exc" <"$out"
+	[[ "$output" == *"exc:1: want 'TYPE FILE-GLOB REASON', the reason is missing"* ]]
+	# The project's own list parses.
+	run -0 python3 "$FINDINGS" checkpatch --exceptions "$TOP/ci/checkpatch-exceptions" <"$out"
+	[ "${#lines[@]}" -eq 2 ]
+}
