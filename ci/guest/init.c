@@ -67,8 +67,13 @@ static void say(const char *fmt, ...)
 
 static void mount_one(const char *type, const char *dir)
 {
+	unsigned long flags = MS_NOSUID | MS_NOEXEC;
+
+	/* nodev on devtmpfs would make /dev/ttyS1 and /dev/kmsg unusable. */
+	if (strcmp(type, "devtmpfs"))
+		flags |= MS_NODEV;
 	mkdir(dir, 0755);
-	if (mount(type, dir, type, MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) &&
+	if (mount(type, dir, type, flags, NULL) &&
 	    errno != EBUSY && errno != ENODEV)
 		say("# init: mount %s on %s: %s\n", type, dir, strerror(errno));
 }
