@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Mail files for scripts/mail: fill in headers, check what we post.
 
-compose RAW OUT ...   rewrite one `git format-patch` file: recipients,
-                      Message-ID and shallow threading; for the cover letter
-                      also subject, date, blurb and the trailer block.
+compose SPEC          rewrite `git format-patch` files as SPEC says (see
+                      read_spec): recipients, Message-ID and shallow
+                      threading; for the cover letter also subject, date,
+                      blurb and the trailer block.
 check FILE...         every mail's Signed-off-by matches its From: (the
                       cover letter excepted) and no header names this
                       machine or a local path; one line a problem, exit 1.
@@ -89,24 +90,25 @@ def replace_header(lines, name, value):
     raise SystemExit(f"mail.py: no {name}: header")
 
 
-def compose(args):
-    lines, body = split_mail(read(args.raw))
-    drop = {a.lower() for a in args.drop}
-    to = address_list(args.to, drop)
-    cc = address_list(args.cc, drop | {email.utils.parseaddr(a)[1].lower() for a in to})
+def compose_one(m, drop):
+    """Write one mail of the spec (see read_spec)."""
+    raw = os.path.basename(m["raw"])
+    lines, body = split_mail(read(m["raw"]))
+    to = address_list(m["to"], drop)
+    cc = address_list(m["cc"], drop | {email.utils.parseaddr(a)[1].lower() for a in to})
     if not to and not cc:
-        raise SystemExit("mail.py: no recipient: get_maintainer.pl names"
+        raise SystemExit(f"mail.py: {raw}: no recipient: get_maintainer.pl names"
                          " nobody; add one with mail.to in the topic's conf")
-    if args.cover_subject is not None:
-        lines = [line.replace(SUBJECT_PLACEHOLDER, encode_subject(args.cover_subject))
+    if "cover-subject" in m:
+        lines = [line.replace(SUBJECT_PLACEHOLDER, encode_subject(m["cover-subject"]))
                  for line in lines]
-        lines = replace_header(lines, "Date", args.cover_date)
-        with open(args.cover_blurb, encoding="utf-8") as f:
+        lines = replace_header(lines, "Date", m["cover-date"])
+        with open(m["cover-blurb"], encoding="utf-8") as f:
             blurb = f.read().strip("\n")
-        with open(args.cover_tail, encoding="utf-8") as f:
+        with open(m["cover-tail"], encoding="utf-8") as f:
             tail = f.read().strip("\n")
         if BLURB_PLACEHOLDER not in body:
-            raise SystemExit("mail.py: the cover letter has no blurb placeholder")
+            raise SystemExit(f"mail.py: {raw}: the cover letter has no blurb placeholder")
         body = body.replace(BLURB_PLACEHOLDER, blurb, 1).rstrip("\n")
         body += "\n\n" + tail + "\n"
         if not body.isascii() and not any(
@@ -115,11 +117,42 @@ def compose(args):
                       "Content-Type: text/plain; charset=UTF-8",
                       "Content-Transfer-Encoding: 8bit"]
     lines += fold("To", to) + fold("Cc", cc)
-    lines.append(f"Message-ID: <{args.message_id}>")
-    if args.reply_to:
-        lines.append(f"In-Reply-To: <{args.reply_to}>")
-        lines.append(f"References: <{args.reply_to}>")
-    write(args.out, "\n".join(lines) + "\n\n" + body)
+    lines.append(f"Message-ID: <{m['id']}>")
+    if m["reply"]:
+        lines.append(f"In-Reply-To: <{m['reply']}>")
+        lines.append(f"References: <{m['reply']}>")
+    write(m["out"], "\n".join(lines) + "\n\n" + body)
+
+
+def read_spec(path):
+    """The mails to write and the addresses to drop.  One tab-separated
+    record a line: "mail RAW OUT MESSAGE-ID IN-REPLY-TO" starts a mail;
+    "to ADDR", "cc ADDR", "cover-subject", "cover-date", "cover-blurb FILE"
+    and "cover-tail FILE" belong to the mail above; "drop ADDR" applies to
+    every mail."""
+    mails, drop = [], set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("\t")
+            if key == "mail":
+                raw, out, mid, reply = value.split("\t")
+                mails.append({"raw": raw, "out": out, "id": mid, "reply": reply,
+                              "to": [], "cc": []})
+            elif key == "drop":
+                drop.add(email.utils.parseaddr(value)[1].lower())
+            elif key in ("to", "cc"):
+                mails[-1][key].append(value)
+            elif key in ("cover-subject", "cover-date", "cover-blurb", "cover-tail"):
+                mails[-1][key] = value
+            else:
+                raise SystemExit(f"mail.py: {path}: unknown record '{key}'")
+    return mails, drop
+
+
+def compose(args):
+    mails, drop = read_spec(args.spec)
+    for m in mails:
+        compose_one(m, drop)
 
 
 def decoded(value):
@@ -159,17 +192,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("compose")
-    c.add_argument("raw")
-    c.add_argument("out")
-    c.add_argument("--message-id", required=True)
-    c.add_argument("--reply-to")
-    c.add_argument("--to", action="append", default=[])
-    c.add_argument("--cc", action="append", default=[])
-    c.add_argument("--drop", action="append", default=[])
-    c.add_argument("--cover-subject")
-    c.add_argument("--cover-date")
-    c.add_argument("--cover-blurb")
-    c.add_argument("--cover-tail")
+    c.add_argument("spec")
     k = sub.add_parser("check")
     k.add_argument("--host", action="append", default=[])
     k.add_argument("--path", action="append", default=[])
