@@ -230,6 +230,7 @@ patch_ids() {
 
 @test "get_maintainer.pl failing stops the posting, naming topic and patch" {
 	FAKE_GM_FAIL=1 run -1 stage mail
+	[ "$(grep -c '^mail: ' <<<"$output")" = 1 ]
 	[[ "$output" == *"mail: topic 'a': scripts/get_maintainer.pl failed on 0001-fs-int-a_one.patch (MAINTAINERS: fixture failure): fix the patch or the tree's MAINTAINERS"* ]]
 }
 
