@@ -31,8 +31,11 @@ mail_tarball() {
 	EOT
 	cat >"$src/linux-source-6.1/scripts/checkpatch.pl" <<-'EOT'
 	#!/bin/bash
-	# Fixture: an added line naming checkpatch_bad is an error.
-	! grep -n '^+.*checkpatch_bad' "${@: -1}" | sed 's/^/ERROR: fixture: /' | grep .
+	# Fixture: an added line naming checkpatch_bad is an error (--show-types).
+	grep -n '^+.*checkpatch_bad' "${@: -1}" |
+		awk -F: '{ print "ERROR:FIXTURE_BAD: checkpatch_bad is bad"; print "#" $1 ": FILE: x.c:" $1 ":"; print $2; print "" }' |
+		grep . || exit 0
+	exit 1
 	EOT
 	chmod +x "$src/linux-source-6.1/scripts/"*.pl
 	tar -C "$src" --owner=0 --group=0 --mtime=@1700000000 --sort=name \
@@ -234,15 +237,21 @@ patch_ids() {
 	[[ "$output" == *"mail: topic 'a': scripts/get_maintainer.pl failed on 0001-fs-int-a_one.patch (MAINTAINERS: fixture failure): fix the patch or the tree's MAINTAINERS"* ]]
 }
 
-@test "checkpatch findings stop the posting and leave no folder" {
+@test "checkpatch findings stop the posting and leave no folder, unless excused" {
 	commit_on b security/security.c 9 'int checkpatch_bad;'
 	stage export
 	git config -f "$P/topic-branches/b.conf" topic.version 2
 	printf '\nChanges in v2:\n- more\n' >>"$P/topic-branches/b.cover"
 	run -1 stage mail
-	[[ "$output" == *"ERROR: fixture: "*"checkpatch_bad"* ]]
+	[[ "$output" == *"ERROR:FIXTURE_BAD: checkpatch_bad is bad"* ]]
 	[[ "$output" == *"topic 'b': checkpatch.pl --strict is not clean on mail/b/v2/v2-0002-fs-int-checkpatch_bad.patch"* ]]
 	[ ! -e "$P/mail/b/v2" ]
+	# What make check excuses (ci/checkpatch-exceptions) is excused here.
+	mkdir -p "$P/ci"
+	printf 'FIXTURE_BAD\t*\treported by another check\n' >"$P/ci/checkpatch-exceptions"
+	run -1 stage mail
+	[[ "$output" == *"b: wrote mail/b/v2"* ]]
+	[[ "$output" == *"topic 'c': mail/c/v1/0000-cover-letter.patch differs"* ]]
 }
 
 @test "the mail check flags this machine or a local path in a header, and a wrong Signed-off-by" {
