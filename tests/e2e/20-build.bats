@@ -15,14 +15,14 @@ setup() {
 	cp -r ci/kconfig "$k"
 	printf 'CONFIG_NO_SUCH_SYMBOL=y\n# CONFIG_USB_PCI is not set\nCONFIG_USB_XHCI_PCI=y\n' \
 		>"$k/zz-bad.config"
-	KCONFIG_DIR=$k run -1 make build
+	KCONFIG_DIR=$k run -2 make build
 	[[ $output == *"zz-bad.config: CONFIG_NO_SUCH_SYMBOL=y requested, but .config has CONFIG_NO_SUCH_SYMBOL=n"* ]]
 	[[ $output == *"zz-bad.config: CONFIG_USB_XHCI_PCI=y requested, but .config has CONFIG_USB_XHCI_PCI=n"* ]]
 	[[ $output == *"build: the kernel config of for-next lacks requested symbols"* ]]
 }
 
 @test "REF naming nothing in the tree is an error naming it" {
-	REF=no-such-branch run -1 make build
+	REF=no-such-branch run -2 make build
 	[[ $output == *"REF=no-such-branch: no such branch or commit in"* ]]
 }
 
