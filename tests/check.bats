@@ -199,6 +199,28 @@ R() { # the results folder of patch N of TOPIC
 	[ "$(git -C "$P/out/check/src" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse a)" ]
 }
 
+@test "stopping make check stops the running check and what it runs; the worktree is back at the patch" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check slow <<-EOF
+	at_parent bash -c 'echo \$\$ >"$BATS_TEST_TMPDIR/pid"; sleep 60'
+	EOF
+	"$TOP/scripts/check" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local runner=$! i
+	for i in $(seq 100); do
+		[ ! -s "$BATS_TEST_TMPDIR/pid" ] || break
+		sleep 0.2
+	done
+	[ -s "$BATS_TEST_TMPDIR/pid" ]
+	kill -TERM "$runner"
+	local rc=0
+	wait "$runner" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q '^<== check FAILED' "$BATS_TEST_TMPDIR/out"
+	! kill -0 "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null
+	[ "$(git -C "$P/out/check/src" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse a)" ]
+}
+
 @test "a check that leaves the worktree elsewhere or changed is undone" {
 	topic a
 	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."

@@ -139,15 +139,24 @@ in_parent() {
 
 # at_parent CMD...: run CMD with the worktree at HEAD~, then put it back at
 # HEAD (also when the check dies or is killed).
-AT_PARENT_HEAD=
 at_parent() {
-	local rc=0
+	at_commit HEAD~ "$@"
+}
+
+# at_commit REV CMD...: run CMD with the worktree at REV (an ancestor of
+# HEAD, say), then put it back at HEAD (also when the check dies or is
+# killed).
+AT_PARENT_HEAD=
+at_commit() {
+	local rc=0 rev
+	rev=$(git rev-parse --verify -q "$1^{commit}") || die "at_commit: no commit $1"
+	shift
 	AT_PARENT_HEAD=$(git rev-parse HEAD)
 	if [ -z "${AT_PARENT_SET:-}" ]; then
 		at_exit restore_head
 		AT_PARENT_SET=1
 	fi
-	git checkout -q -f --detach HEAD~
+	git checkout -q -f --detach "$rev"
 	"$@" || rc=$?
 	restore_head
 	return "$rc"
