@@ -183,12 +183,26 @@ static pid_t spawn(const char *path, int pipe_w)
 
 static char names[256][256], paths[256][4096];
 
+/*
+ * The initramfs root cannot be pivot_root()ed away from, which tests of
+ * mount namespaces (Landlock's among them) do: move a bind mount of it over
+ * "/" and chroot into it, as switch_root does, so "/" is an ordinary mount.
+ */
+static void root_to_mount(void)
+{
+	mkdir("/.root", 0700);
+	if (mount("/", "/.root", NULL, MS_BIND | MS_REC, NULL) || chdir("/.root") ||
+	    mount(".", "/", NULL, MS_MOVE, NULL) || chroot(".") || chdir("/"))
+		say("# init: cannot make / a mount: %s\n", strerror(errno));
+}
+
 int main(void)
 {
 	char line[4608];
 	int count = 0, i;
 	FILE *list;
 
+	root_to_mount();
 	mount_one("proc", "/proc");
 	mount_one("sysfs", "/sys");
 	mount_one("devtmpfs", "/dev");

@@ -287,8 +287,29 @@ def load_parser(path):
 	return kunit_parser, kunit_printer
 
 
+RUN_LINE = re.compile(r'^(\s*)#\s+RUN\s+(\S+) \.\.\.$')
+NAMELESS = re.compile(r'^(\s*)(ok|not ok) (\d+) (# .*)$')
+
+
+def name_results(lines):
+	"""6.1's kselftest_harness prints a skip as "ok N # SKIP reason", with no
+	name, which KTAP (and kunit_parser) do not accept: name it after the
+	"#  RUN NAME ..." line before it, or "test N"."""
+	run = {}
+	for line in lines:
+		m = RUN_LINE.match(line)
+		if m:
+			run[m.group(1)] = m.group(2)
+		m = NAMELESS.match(line)
+		if m:
+			indent, ok, num, rest = m.groups()
+			line = f'{indent}{ok} {num} {run.pop(indent, "test " + num)} {rest}'
+		yield line
+
+
 def parse_ktap(parser, printer, lines):
 	"""Parse KTAP with the tree's kunit_parser; return (Test, its printout)."""
+	lines = list(name_results(lines))
 	out = io.StringIO()
 	printer.stdout._output = out		# pylint: disable=protected-access
 	printer.stdout._use_color = False	# pylint: disable=protected-access
