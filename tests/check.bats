@@ -46,6 +46,7 @@ patch() {
 check() {
 	{
 		echo '#!/usr/bin/env bash'
+		# shellcheck disable=SC2016 # for the check to expand
 		echo '. "$CHECK_SCRIPTS/lib.sh"; . "$CHECK_SCRIPTS/lib/check.sh"; check_init'
 		cat
 	} >"$P/ci/checks/$1"
@@ -110,7 +111,8 @@ R() { # the results folder of patch N of TOPIC
 	[ "$(cat "$d/where/desc")" = "looked at security: drop c" ]
 	[ "$(cat "$d/where/stdout")" = "to stdout" ]
 	[ "$(cat "$d/where/stderr")" = "to stderr" ]
-	[ -f "$d/where/findings" ] && [ ! -s "$d/where/findings" ]
+	[ -f "$d/where/findings" ]
+	[ ! -s "$d/where/findings" ]
 	[ "$(sed -n 2p "$(R a 2)/where/seen")" = "$c2" ]
 	[ "$(sed -n 4p "$(R a 2)/where/seen")" = "1 a" ]
 	# KTREE's own checkout did not move.
@@ -217,7 +219,7 @@ R() { # the results folder of patch N of TOPIC
 	wait "$runner" || rc=$?
 	[ "$rc" -eq 130 ]
 	grep -q '^<== check FAILED' "$BATS_TEST_TMPDIR/out"
-	! kill -0 "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null
+	run ! kill -0 "$(cat "$BATS_TEST_TMPDIR/pid")"
 	[ "$(git -C "$P/out/check/src" rev-parse HEAD)" = "$(git -C "$KTREE" rev-parse a)" ]
 }
 
@@ -229,6 +231,7 @@ R() { # the results folder of patch N of TOPIC
 	git checkout -q --detach HEAD~
 	echo garbage >fs/x.c
 	EOF
+	# shellcheck disable=SC2016 # for the check to expand
 	check after <<<'cat fs/x.c >"$CHECK_OUT/seen"; git rev-parse HEAD >>"$CHECK_OUT/seen"'
 	CHECKS="messy after" run -0 "$TOP/scripts/check"
 	[[ "$output" == *"check messy left the worktree at another commit"* ]]
@@ -246,7 +249,8 @@ R() { # the results folder of patch N of TOPIC
 	check one <<<'true'
 	check two <<<'true'
 	TOPIC=b CHECKS=two run -0 "$TOP/scripts/check"
-	[ -d "$(R b 1)/two" ] && [ ! -e "$(R b 1)/one" ]
+	[ -d "$(R b 1)/two" ]
+	[ ! -e "$(R b 1)/one" ]
 	[ ! -e "$P/out/check/a" ]
 	TOPIC=nope run -1 "$TOP/scripts/check"
 	[[ "$output" == *"TOPIC=nope: no topic-branches/nope.conf"* ]]

@@ -80,3 +80,13 @@ case_ok() {
 	run cocci builtin_module "$t"
 	[ "$(echo "$output" | wc -l)" -eq 4 ]
 }
+
+@test "coccinelle/baseline.txt is the report on the pinned base" {
+	local base
+	base=$(git config -f "$TOP/series/base" base.commit)
+	grep -q "($base)" "$TOP/coccinelle/baseline.txt"
+	[ "$(grep -vc '^#' "$TOP/coccinelle/baseline.txt")" -gt 0 ]
+	# Every finding names one of our semantic patches.
+	[ -z "$(grep -v '^#' "$TOP/coccinelle/baseline.txt" |
+		grep -Ev '^[^:]+:[0-9]+: (builtin_module|export_security_gpl|setup_return|simple_strtol): ')" ]
+}

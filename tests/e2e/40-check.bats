@@ -9,7 +9,7 @@ load ../helpers
 FIX=tests/fixtures/check/scratch
 
 setup() {
-	cd "$TOP"
+	cd "$TOP" || return
 	unset PROJECT KTREE OUT TOPIC CHECKS SERIES_DIR SERIES_NAME SERIES_BASE FRESH V
 }
 
@@ -75,4 +75,12 @@ messages() {
 	[ "${lines[-1]}" = "2 passed, 7 failed" ]
 	[ -z "$(grep -Lx cached out/check/scratch/*/*/time)" ]
 	[ "$(found 1)" = "compile/sparse" ]
+}
+
+@test "make check BASELINE=1 reproduces coccinelle/baseline.txt" {
+	cp coccinelle/baseline.txt "$BATS_TEST_TMPDIR/kept"
+	run -0 make check BASELINE=1
+	diff -u "$BATS_TEST_TMPDIR/kept" coccinelle/baseline.txt
+	grep -q '^security/apparmor/lsm.c:[0-9]*: builtin_module: ' coccinelle/baseline.txt
+	grep -q '^security/security.c:[0-9]*: export_security_gpl: ' coccinelle/baseline.txt
 }
