@@ -37,11 +37,15 @@ ref_commit() {
 		die "REF=$1: no such branch or commit in $KTREE"
 }
 
-# ref_has_topic COMMIT TOPIC: true when TOPIC's head is part of COMMIT.
+# ref_has_topic COMMIT TOPIC: true when TOPIC has patches and its head is
+# part of COMMIT.  An empty topic (head at its start) holds nothing.
 ref_has_topic() {
-	local head
+	local head start
 	head=$(kgit rev-parse -q --verify "refs/heads/$2^{commit}" 2>/dev/null) ||
 		return 1
+	start=$(kgit rev-parse -q --verify "refs/starts/$2^{commit}" 2>/dev/null) ||
+		start=
+	[ "$head" != "$start" ] || return 1
 	kgit merge-base --is-ancestor "$head" "$1" 2>/dev/null
 }
 
