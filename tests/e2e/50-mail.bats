@@ -11,7 +11,7 @@ load ../helpers
 	run -0 make tree
 	export MAILDIR=$BATS_TEST_TMPDIR/mail
 	mkdir -p "$MAILDIR"
-	cp -a mail/. "$MAILDIR/"
+	[ ! -d mail ] || cp -a mail/. "$MAILDIR/"
 	run -0 make mail
 	for t in $(bash -c ". scripts/lib.sh; topics"); do
 		n=$(git config -f "topic-branches/$t.conf" topic.version)
