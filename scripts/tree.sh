@@ -265,7 +265,7 @@ verify_lock() {
 	[ "$(lock_text | awk '{ print $2 }')" = "$(awk '{ print $2 }' "$SERIES/lock")" ] ||
 		bad+=("the branches are $(generated_branches | paste -sd' '), series/lock lists others")
 	[ ${#bad[@]} -eq 0 ] && return 0
-	printf '%s: %s\n' "$PROG" "${bad[@]}" >&2
+	printf "$PROG: %s\n" "${bad[@]}" >&2
 	die "the tree does not match series/lock: if series/ changed on purpose, run 'make lock'"
 }
 
