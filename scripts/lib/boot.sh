@@ -189,9 +189,10 @@ case_check() {
 }
 
 # case_skip_reason CASE COMMIT: why CASE does not apply to COMMIT (a topic
-# it requires is not part of it), or nothing.
+# it requires is not part of it, or the tree lacks a kselftest suite it
+# runs), or nothing.
 case_skip_reason() {
-	local t
+	local t s
 	while read -r t; do
 		[ -n "$t" ] || continue
 		ref_has_topic "$2" "$t" || {
@@ -199,4 +200,12 @@ case_skip_reason() {
 			return
 		}
 	done < <(case_all "$1" boot.requires)
+	while read -r t; do
+		[ "$(test_kind "$t")" = selftests ] || continue
+		s=tools/testing/selftests/$(test_suite "$t")
+		kgit cat-file -e "$2:$s" 2>/dev/null || {
+			printf 'needs %s\n' "$s"
+			return
+		}
+	done < <(case_all "$1" boot.tests)
 }
