@@ -4,8 +4,10 @@
 /// bool Kconfig symbol (read from the folder's Makefile or Kbuild and the
 /// Kconfig files of the folder and its parents).  Such code is never a
 /// module: its module_exit() function never runs, MODULE_*() tags describe
-/// nothing, and a module_param() turns into a "<modname>.<name>=" boot
-/// parameter in disguise.  A security module that can only be built in
+/// nothing, and a module_param() with permission 0 (no entry under
+/// /sys/module/) is a "<modname>.<name>=" boot parameter in disguise.  A
+/// module_param() with a sysfs entry is left alone: reading or changing
+/// the value at run time is something __setup() cannot give.  A security module that can only be built in
 /// (static LSMs, the seed's theme) takes its boot parameters with
 /// __setup() or early_param() and has no exit path.  The Makefile and
 /// Kconfig are read next to the file as spatch names it, so run spatch
@@ -90,6 +92,39 @@ def _kconfig_type(d, sym):
             return None
         d = up
 
+def _last_arg(path, line, col):
+    """The last argument of the call at line:col of path, as written."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    lines = text.split("\n")
+    i = sum(len(l) + 1 for l in lines[:int(line) - 1]) + int(col)
+    i = text.find("(", i)
+    if i < 0:
+        return None
+    depth, args, cur = 0, [], ""
+    for c in text[i + 1:]:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                args.append(cur)
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+            continue
+        cur += c
+    return args[-1].strip() if args else None
+
+def no_sysfs(path, line, col):
+    """True when the module_param*() at line:col has permission 0."""
+    perm = _last_arg(path, line, col)
+    return perm is not None and re.fullmatch(r"0+", perm) is not None
+
 def builtin_only(path):
     """Why the object of path is always built in, or None."""
     d = os.path.dirname(path) or "."
@@ -119,6 +154,8 @@ p << r.p;
 d << r.d;
 @@
 why = builtin_only(p[0].file)
+if why and d.startswith("module_param") and not no_sysfs(p[0].file, p[0].line, p[0].column):
+    why = None
 if why:
     if d == "module_exit":
         what = "its exit function never runs"

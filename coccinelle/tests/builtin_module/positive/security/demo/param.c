@@ -6,7 +6,11 @@
 #include <linux/moduleparam.h>
 
 static bool demo_enabled = true;
-module_param_named(enabled, demo_enabled, bool, 0444); /* EXPECT */
+module_param_named(enabled, demo_enabled, bool, 0); /* EXPECT */
+
+/* A value readable at run time is more than a boot parameter. */
+static int demo_level;
+module_param_named(level, demo_level, int, 0444);
 MODULE_PARM_DESC(enabled, "Enforce the demo policy"); /* EXPECT */
 
 static int __init demo_init(void)
