@@ -13,11 +13,11 @@ setup() {
 @test "a config symbol Kconfig drops fails the build, naming it and its fragment" {
 	k=$BATS_TEST_TMPDIR/kconfig
 	cp -r ci/kconfig "$k"
-	printf 'CONFIG_NO_SUCH_SYMBOL=y\n# CONFIG_USB_PCI is not set\nCONFIG_USB_XHCI_PCI=y\n' \
+	printf 'CONFIG_NO_SUCH_SYMBOL=y\n# CONFIG_EXT4_FS is not set\nCONFIG_EXT4_FS_SECURITY=y\n' \
 		>"$k/zz-bad.config"
 	KCONFIG_DIR=$k run -2 make build
 	[[ $output == *"zz-bad.config: CONFIG_NO_SUCH_SYMBOL=y requested, but .config has CONFIG_NO_SUCH_SYMBOL=n"* ]]
-	[[ $output == *"zz-bad.config: CONFIG_USB_XHCI_PCI=y requested, but .config has CONFIG_USB_XHCI_PCI=n"* ]]
+	[[ $output == *"zz-bad.config: CONFIG_EXT4_FS_SECURITY=y requested, but .config has CONFIG_EXT4_FS_SECURITY=n"* ]]
 	[[ $output == *"build: the kernel config of for-next lacks requested symbols"* ]]
 }
 
