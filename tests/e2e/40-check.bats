@@ -89,6 +89,6 @@ messages() {
 	cp coccinelle/baseline.txt "$BATS_TEST_TMPDIR/kept"
 	run -0 make check BASELINE=1
 	diff -u "$BATS_TEST_TMPDIR/kept" coccinelle/baseline.txt
-	grep -q '^security/apparmor/lsm.c:[0-9]*: builtin_module: ' coccinelle/baseline.txt
+	grep -q '^security/loadpin/loadpin.c:[0-9]*: builtin_module: ' coccinelle/baseline.txt
 	grep -q '^security/security.c:[0-9]*: export_security_gpl: ' coccinelle/baseline.txt
 }
