@@ -16,9 +16,13 @@ all: tree build boot check mail
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
-## deps: install the Debian packages the pipeline needs
+## deps: install what every stage and test needs (scripts/lib/packages, the pin)
 deps:
 	@$(S)/deps
+
+# Every stage starts from a machine that has all of it: quiet and quick when
+# nothing is missing.
+tree export lock repin build boot check mail pull-request send test: deps
 
 ## tree: regenerate out/linux (KTREE=) from the pinned tarball and series/ (FORCE=1)
 tree:

@@ -183,16 +183,29 @@ as_root() {
 	fi
 }
 
-# need_pkgs PKG...: install the Debian packages that are missing.
-need_pkgs() {
-	local p missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-	printf '  installing %s\n' "${missing[*]}" >&2
-	apt_install "${missing[@]}"
+# deps_list: the packages of scripts/lib/packages, one a line.
+deps_list() {
+	sed -e 's/#.*//' -e 's/--.*//' "$PROJECT/scripts/lib/packages" |
+		awk 'NF { print $1 }'
+}
+
+# missing_pkgs PKG...: those of PKG that are not installed, one a line
+# (one dpkg-query for all of them).
+missing_pkgs() {
+	[ $# -gt 0 ] || return 0
+	dpkg-query -W -f='${Package} ${db:Status-Status}\n' "$@" 2>/dev/null |
+		awk -v want="$*" '$2 == "installed" { ok[$1] = 1 }
+			END { n = split(want, w, " ")
+			      for (i = 1; i <= n; i++) if (!ok[w[i]]) print w[i] }'
+}
+
+# require_pkgs WHAT PKG...: fail naming WHAT unless every PKG is installed.
+require_pkgs() {
+	local what=$1 missing
+	shift
+	missing=$(missing_pkgs "$@" | paste -sd' ')
+	[ -z "$missing" ] ||
+		die "$what needs $missing: add it to scripts/lib/packages and run 'make deps'"
 }
 
 # apt_install PKG[=VERSION]...: apt-get install, refreshing the lists once

@@ -7,10 +7,6 @@
 
 load helpers
 
-setup_file() {
-	bash -c ". '$TOP/scripts/lib.sh'; need_pkgs coccinelle"
-}
-
 # cocci NAME DIR: the "file:line" spatch reports for coccinelle/NAME.cocci
 # on the .c files under DIR, sorted.
 cocci() {

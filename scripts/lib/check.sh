@@ -4,9 +4,8 @@
 # scripts/lib.sh; a check then calls check_init.
 #
 # The interface of a check (ci/checks/<name>, one executable file each; a
-# "# check: ..." comment near the top says what it checks, a
-# "# packages: ..." line names the Debian packages scripts/check installs
-# for it):
+# "# check: ..." comment near the top says what it checks; the packages
+# it runs are in scripts/lib/packages):
 #   cwd          a git worktree of KTREE with the patch at HEAD; the check
 #                compares HEAD~ and HEAD itself (at_parent) and leaves the
 #                worktree at HEAD
