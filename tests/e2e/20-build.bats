@@ -5,6 +5,13 @@
 
 load ../helpers
 
+# Each file makes what it builds on: no test relies on an earlier file.
+setup_file() {
+	cd "$TOP"
+	unset PROJECT KTREE OUT REF V
+	make -s tree >/dev/null
+}
+
 setup() {
 	cd "$TOP"
 	unset PROJECT KTREE OUT REF V

@@ -8,6 +8,13 @@ load ../helpers
 
 FIX=tests/fixtures/check/scratch
 
+# Each file makes what it builds on: no test relies on an earlier file.
+setup_file() {
+	cd "$TOP" || return
+	unset PROJECT KTREE OUT
+	make -s tree >/dev/null
+}
+
 setup() {
 	cd "$TOP" || return
 	unset PROJECT KTREE OUT TOPIC CHECKS SERIES_DIR SERIES_NAME SERIES_BASE FRESH V
