@@ -40,6 +40,12 @@ info() {
 	printf '  %s\n' "$*" >&2
 }
 
+# progress MESSAGE: a step of a long stage, on a terminal or with V=1.
+progress() {
+	[ "$V" = 1 ] || [ -t 2 ] || return 0
+	printf '  %s\n' "$*" >&2
+}
+
 # at_exit CMD: run CMD when the script exits, before the stage's time is shown.
 AT_EXIT=()
 at_exit() {
@@ -55,22 +61,65 @@ on_exit() {
 	[ -z "${STAGE_NAME:-}" ] || stage_end "$rc"
 }
 
-# stage NAME: announce a stage; its elapsed time is printed when the script exits.
+# stage NAME: announce a stage; its elapsed time is printed when the script
+# exits, and whether it failed or was interrupted.
 stage() {
 	STAGE_NAME=$1
 	STAGE_START=$(date +%s.%N)
+	STAGE_SIGNAL=
+	# The footer goes where the stage's output went, even when the signal
+	# arrives inside a command whose output is redirected.
+	exec {STAGE_OUT}>&1 {STAGE_ERR}>&2
 	printf '==> %s\n' "$STAGE_NAME"
 	trap on_exit EXIT
+	trap 'STAGE_SIGNAL=INT; exit 130' INT
+	trap 'STAGE_SIGNAL=TERM; exit 143' TERM
+	trap 'STAGE_SIGNAL=HUP; exit 129' HUP
 }
 
 stage_end() {
 	local rc=$1 secs
 	secs=$(echo "$(date +%s.%N) - $STAGE_START" | bc)
-	if [ "$rc" -eq 0 ]; then
-		printf '<== %s done in %.1fs\n' "$STAGE_NAME" "$secs"
+	if [ -n "$STAGE_SIGNAL" ]; then
+		printf '<== %s INTERRUPTED (SIG%s) after %.1fs\n' "$STAGE_NAME" "$STAGE_SIGNAL" "$secs" >&"$STAGE_ERR"
+	elif [ "$rc" -eq 0 ]; then
+		printf '<== %s done in %.1fs\n' "$STAGE_NAME" "$secs" >&"$STAGE_OUT"
 	else
-		printf '<== %s FAILED after %.1fs\n' "$STAGE_NAME" "$secs" >&2
+		printf '<== %s FAILED after %.1fs\n' "$STAGE_NAME" "$secs" >&"$STAGE_ERR"
 	fi
+}
+
+# writer_lock: one stage at a time writes $KTREE, series/ and mail/.  A
+# second one waits for the first (WAIT= seconds, default 600), saying which
+# it is.  The lock is $KTREE.lock; the stages a stage runs share it.
+writer_lock() {
+	local f=${KTREE%/}.lock holder
+	[ "${WRITER_LOCK:-}" != "$f" ] || return 0
+	mkdir -p "$(dirname "$f")"
+	exec {WRITER_FD}>>"$f"
+	if ! flock -n "$WRITER_FD"; then
+		holder=$(cat "$f.owner" 2>/dev/null || true)
+		warn "waiting for ${holder:-another run} to finish ($f, up to ${WAIT:-600}s)"
+		flock -w "${WAIT:-600}" "$WRITER_FD" ||
+			die "${holder:-another run} still holds $f after ${WAIT:-600}s: let it finish, then run this again"
+	fi
+	printf 'make %s (pid %d, since %s)\n' "${STAGE_NAME:-$PROG}" $$ \
+		"$(date -u '+%H:%M:%S UTC')" >"$f.owner"
+	export WRITER_LOCK=$f
+}
+
+# exchange_dirs A B: swap two directories in one rename (renameat2's
+# RENAME_EXCHANGE), so whoever looks sees one or the other, whole.
+exchange_dirs() {
+	/usr/bin/python3 - "$1" "$2" <<-'EOF'
+	import ctypes, os, sys
+	libc = ctypes.CDLL(None, use_errno=True)
+	AT_FDCWD, RENAME_EXCHANGE = -100, 2
+	a, b = (os.fsencode(p) for p in sys.argv[1:3])
+	if libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0:
+	    e = ctypes.get_errno()
+	    sys.exit("cannot exchange %s and %s: %s" % (sys.argv[1], sys.argv[2], os.strerror(e)))
+	EOF
 }
 
 # run CMD...: run quietly; with V=1 show the command and its output (on
@@ -123,12 +172,29 @@ topic_patches() {
 	sed -e 's/#.*//' "$s" | awk 'NF { print $1 }'
 }
 
-# topics: every topic, dependencies first, ties broken by name.  An unknown
-# dependency or a cycle is an error naming the topic.
+# The keys a topic conf may hold (topic-branches/*.conf says what each is).
+TOPIC_KEYS=(topic.depends topic.version topic.prefix topic.change-id
+	mail.to mail.cc mail.drop)
+
+# check_topic_conf FILE: git can read FILE and it holds only TOPIC_KEYS.
+check_topic_conf() {
+	local f=$1 rel=${1#"$PROJECT"/} out k
+	out=$(git config -f "$f" --name-only --list 2>&1) ||
+		die "$rel: $(head -n1 <<<"$out" | sed 's/^fatal: //')"
+	while read -r k; do
+		[ -z "$k" ] || in_list "$k" "${TOPIC_KEYS[@]}" ||
+			die "$rel: unknown key '$k' (known: ${TOPIC_KEYS[*]})"
+	done <<<"$out"
+}
+
+# topics: every topic, dependencies first, ties broken by name.  A conf git
+# cannot read, an unknown key or dependency, or a cycle is an error naming
+# the file or the topics.
 topics() {
 	local all=() done=() t d ready progress
 	for t in "$TOPICS_DIR"/*.conf; do
 		[ -e "$t" ] || continue
+		check_topic_conf "$t"
 		t=${t##*/}
 		all+=("${t%.conf}")
 	done

@@ -12,6 +12,18 @@
 #   refs/series/<branch>      what series/ gave or what was exported last;
 #                             a branch that moved past it has unexported work
 #   refs/backup/<date>/<ref>  old heads saved by FORCE=1
+#
+# Regeneration is a transaction.  Everything is made aside: on a new tree in
+# a repository beside it ($KTREE's parent/.<name>.new) that is renamed into
+# place at the end; on an existing one in a worktree of the tool's own,
+# .git/make-tree/work, so the user's HEAD, index and files are not touched
+# while patches apply.  The ids are checked, then every ref moves in one
+# `git update-ref --stdin` transaction that names the old values.  Only when
+# the branch the user has checked out moves to another tree are the user's
+# files rewritten, from the old tree to the new one, with a note in
+# .git/make-tree/checkout that lets the next run finish an interrupted one.
+# An interrupt at any other point leaves the refs, index and files as they
+# were; what the tool had made aside is cleared by the next run.
 
 declare -gA HEAD_OF START_OF
 
@@ -60,35 +72,80 @@ ensure_tarball() {
 		die "$tarball: sha256 is $sum, series/base pins $(pin package.sha256)"
 }
 
+# Where the tool keeps its own state in $KTREE, and the worktree it applies
+# patches in.
+tree_paths() {
+	SCRATCH=$KTREE/.git/make-tree
+	WORK=$SCRATCH/work
+	NOTE=$SCRATCH/checkout
+}
+
+# wgit ARGS...: git in the worktree where patches are applied.
+wgit() {
+	git -C "$WORK" "$@"
+}
+
+# pinned_sha_of_base COMMIT: the tarball sha256 the base commit records.
+pinned_sha_of_base() {
+	kgit log -1 --format=%B "$1" | sed -n 's/^sha256 \([0-9a-f]\{64\}\)$/\1/p'
+}
+
+# verify_pin COMMIT: the pin of series/base is the one COMMIT was imported
+# from, and the tarball, when present, still has its sha256.  The tarball is
+# hashed again only when it or series/base changed since the last time.
+verify_pin() {
+	local commit=$1 tarball stamp=$SCRATCH/verified had
+	tarball=$(pin package.tarball)
+	had=$(pinned_sha_of_base "$commit")
+	[ "$had" = "$(pin package.sha256)" ] ||
+		die "series/base pins sha256 $(pin package.sha256), but its base.commit ${commit:0:12} was imported from a tarball with sha256 ${had:-unknown}: fix package.sha256 (or base.commit) in series/base"
+	[ "$(cat "$stamp" 2>/dev/null)" != "$(pin_key)" ] || return 0
+	[ ! -f "$tarball" ] || ensure_tarball
+	record_pin
+}
+
+# pin_key: what a verification of the pin covered: series/base, and the
+# tarball's size, time and inode.
+pin_key() {
+	local tarball
+	tarball=$(pin package.tarball)
+	printf '%s' "$(sha256sum <"$SERIES/base" | cut -c1-64)"
+	[ ! -f "$tarball" ] || printf ' %s' "$(stat -L -c '%s %Y %i' "$tarball")"
+	echo
+}
+
+# record_pin: note that the pin was verified as it is now.
+record_pin() {
+	mkdir -p "$SCRATCH"
+	pin_key >"$SCRATCH/verified.tmp" && mv "$SCRATCH/verified.tmp" "$SCRATCH/verified"
+}
+
 # import_base: make the pinned tarball the base commit; prints its id.
-# Extracts only when the pinned base is not in $KTREE already.
+# Extracts only when the pinned base is not in $KTREE already.  On a new
+# tree it is extracted into $WORK, the new repository's own files; beside an
+# older base, into a scratch folder with an index of its own.
 import_base() {
 	local want tarball dir tree commit idx=()
 	want=$(git config -f "$SERIES/base" base.commit || true)
-	if [ -d "$KTREE/.git" ] && [ -n "$want" ] &&
-	   kgit cat-file -e "$want^{commit}" 2>/dev/null; then
+	if [ -n "$want" ] && kgit cat-file -e "$want^{commit}" 2>/dev/null; then
+		verify_pin "$want"
 		echo "$want"
 		return
 	fi
 	ensure_tarball
+	record_pin
 	tarball=$(pin package.tarball)
-	if [ -d "$KTREE/.git" ]; then
-		# An older base: import beside it, keep the repository and its refs.
-		dir=$OUT/import
-		rm -rf "$dir"
-		idx=(env GIT_INDEX_FILE="$KTREE/.git/index.import")
-	else
-		if [ -e "$KTREE" ] && [ -n "$(ls -A "$KTREE")" ]; then
-			die "$KTREE exists and is not a git tree: move it away or set KTREE="
-		fi
-		mkdir -p "$KTREE"
-		git init -q -b base "$KTREE" >&2
-		kgit config gc.auto 0
+	if [ "$WORK" = "$KTREE" ]; then
 		dir=$KTREE
+	else
+		dir=$SCRATCH/import
+		rm -rf "$dir"
+		idx=(env GIT_INDEX_FILE="$SCRATCH/index.import")
 	fi
 	mkdir -p "$dir"
-	info "extracting $tarball"
+	progress "extracting ${tarball##*/}"
 	tar -xf "$tarball" -C "$dir" --strip-components=1 --no-same-owner
+	progress "importing it as base"
 	# Debian's .gitignore ignores the top level: -f commits every file.
 	"${idx[@]}" git --git-dir="$KTREE/.git" --work-tree="$dir" add -f -A .
 	tree=$("${idx[@]}" git --git-dir="$KTREE/.git" write-tree)
@@ -96,19 +153,19 @@ import_base() {
 		"$(pin package.version)" "$(pin package.sha256)" |
 		kgit commit-tree "$tree")
 	if [ "$dir" = "$KTREE" ]; then
-		# A new tree: its index and HEAD are the base already.
-		kgit update-ref refs/heads/base "$commit"
-		kgit update-ref refs/series/base "$commit"
+		# The new repository's files and index are the base: HEAD too.
+		kgit update-ref --no-deref HEAD "$commit"
 	else
-		rm -rf "$dir" "$KTREE/.git/index.import"
+		rm -rf "$dir" "$SCRATCH/index.import"
 	fi
 	[ -z "$want" ] || [ "$commit" = "$want" ] ||
 		die "base commit is $commit, series/base expects $want"
 	echo "$commit"
 }
 
-# merge_heads A B MESSAGE: a deterministic merge of two commits; prints it.
-# When one contains the other, the containing one is the result.
+# merge_heads A B MESSAGE always|if-needed: a deterministic merge of two
+# commits; prints it.  When one contains the other (if-needed), or B is in
+# A, the containing one is the result.
 merge_heads() {
 	local a=$1 b=$2 msg=$3 out tree
 	if kgit merge-base --is-ancestor "$b" "$a"; then
@@ -138,32 +195,34 @@ topic_start() {
 	echo "$start"
 }
 
-# apply_topic TOPIC START: git am the topic's patches on START; prints the head.
-# With REPIN_TABLE set, patches go one by one with 3-way merging, and how each
-# applied is added to that file; a conflict is recorded there, not fatal.
+# apply_topic TOPIC START: git am the topic's patches on START in $WORK;
+# prints the head.  With REPIN_TABLE set, patches go one by one with 3-way
+# merging, and how each applied is added to that file; a conflict is
+# recorded there, not fatal.
 apply_topic() {
-	local t=$1 start=$2 patches=() p n out
+	local t=$1 start=$2 patches=() p n out why
 	mapfile -t patches < <(topic_patches "$t")
 	[ ${#patches[@]} -gt 0 ] || { echo "$start"; return; }
 	for p in "${patches[@]}"; do
 		[ -f "$SERIES/$t/$p" ] || die "series/$t/series: $p does not exist"
 	done
-	kgit checkout -q --detach "$start"
+	wgit checkout -q -f --detach "$start"
 	if [ -n "${REPIN_TABLE:-}" ]; then
 		repin_topic "$t" "${patches[@]}"
 	elif ! out=$(am -q "${patches[@]/#/$SERIES/$t/}" 2>&1); then
-		kgit am --abort >/dev/null 2>&1 || true
+		wgit am --abort >/dev/null 2>&1 || true
 		n=$(echo "$out" | sed -n 's/^Patch failed at \([0-9]*\).*/\1/p')
 		p=${patches[$((10#${n:-1} - 1))]}
-		die "topic '$t': series/$t/$p does not apply: $(echo "$out" |
-			grep -m1 -E '^error: ' | sed 's/^error: //')"
+		why=$(echo "$out" | grep -m1 -E '^(error|fatal): ' | sed -E 's/^(error|fatal): //')
+		[ -n "$why" ] || why=$(echo "$out" | grep -m1 . || true)
+		die "topic '$t': series/$t/$p does not apply: ${why:-git am failed}"
 	fi
-	kgit rev-parse HEAD
+	wgit rev-parse HEAD
 }
 
-# am ARGS...: git am with settings that keep commit ids reproducible.
+# am ARGS...: git am in $WORK with settings that keep commit ids reproducible.
 am() {
-	kgit -c core.hooksPath=/dev/null -c am.keepcr=false \
+	wgit -c core.hooksPath=/dev/null -c am.keepcr=false \
 		-c am.messageid=false am "$@"
 }
 
@@ -176,28 +235,62 @@ repin_topic() {
 		f=$SERIES/$t/$p
 		if [ -n "$failed" ]; then
 			how=skipped
-		elif kgit apply --check "$f" 2>/dev/null; then
+		elif wgit apply --check "$f" 2>/dev/null; then
 			how=clean
-			kgit apply --check -v "$f" 2>&1 | grep -q 'offset' && how=offset
+			wgit apply --check -v "$f" 2>&1 | grep -q 'offset' && how=offset
 			am -q "$f" >&2
 		elif am -q -3 "$f" >/dev/null 2>&1; then
 			how=3-way
 		else
 			how=conflict
 			failed=1
-			kgit am --abort >/dev/null 2>&1 || true
+			wgit am --abort >/dev/null 2>&1 || true
 		fi
 		printf '%-16s %-50s %s\n' "$t" "$p" "$how" >>"$REPIN_TABLE"
 	done
 }
 
-# generate: compute every generated ref into HEAD_OF/START_OF; no ref moves.
+# prepare_work: the worktree patches are applied in, clean.  A new tree
+# applies in its own files; an existing one in .git/make-tree/work, made
+# once (a checkout of the whole tree) and reused.  Whatever an interrupted
+# run left there (an am under way, half-applied files) is cleared.
+prepare_work() {
+	[ "$WORK" != "$KTREE" ] || return 0
+	mkdir -p "$SCRATCH"
+	# A copied or moved tree's worktree still points at the old one.
+	if [ -f "$WORK/.git" ] && ! [ "$(wgit rev-parse --git-common-dir 2>/dev/null)" -ef "$KTREE/.git" ]; then
+		rm -rf "$WORK"
+		grep -lx '.*/\.git/make-tree/work/\.git' "$KTREE"/.git/worktrees/*/gitdir 2>/dev/null |
+			while read -r f; do
+				[ "$(cat "$f")" -ef "$WORK/.git" ] || rm -rf "$(dirname "$f")"
+			done
+	fi
+	if [ -f "$WORK/.git" ] && wgit rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		if [ -e "$SCRATCH/busy" ]; then
+			wgit am --abort >/dev/null 2>&1 || true
+			rm -rf "$(wgit rev-parse --absolute-git-dir)/rebase-apply"
+			wgit reset -q --hard
+			wgit clean -q -fdx
+		fi
+	else
+		rm -rf "$WORK"
+		kgit worktree prune
+		progress "making the tool's worktree (once)"
+		kgit worktree add -q --detach "$WORK" "${HEAD_OF[base]}" >/dev/null 2>&1 ||
+			die "cannot make the worktree $WORK of $KTREE"
+	fi
+	: >"$SCRATCH/busy"
+}
+
+# generate: compute every generated ref into HEAD_OF/START_OF; no ref moves
+# and the user's checkout is not touched.
 generate() {
 	local t cur
 	tree_ident
 	HEAD_OF[base]=$(import_base)
-	kgit checkout -q --detach
+	prepare_work
 	for t in "${ORDER[@]}"; do
+		progress "applying $t"
 		START_OF[$t]=$(topic_start "$t")
 		HEAD_OF[$t]=$(apply_topic "$t" "${START_OF[$t]}")
 		info "$t: $(kgit rev-list --count "${START_OF[$t]}..${HEAD_OF[$t]}") patches, head ${HEAD_OF[$t]}"
@@ -207,6 +300,7 @@ generate() {
 		cur=$(merge_heads "$cur" "${HEAD_OF[$t]}" "Merge topic '$t' into for-next" always)
 	done
 	HEAD_OF[for-next]=$cur
+	[ "$WORK" = "$KTREE" ] || rm -f "$SCRATCH/busy"
 }
 
 # ORDER: the topics, dependencies first; checked once, here, so that a bad
@@ -221,52 +315,66 @@ generated_branches() {
 	printf '%s\n' base "${ORDER[@]}" for-next
 }
 
-# update_refs: move the branches to what generate computed, atomically.
-update_refs() {
-	local b
-	for b in $(generated_branches); do
-		printf 'update refs/heads/%s %s\n' "$b" "${HEAD_OF[$b]}"
-		printf 'update refs/series/%s %s\n' "$b" "${HEAD_OF[$b]}"
-		[ -z "${START_OF[$b]:-}" ] ||
-			printf 'update refs/starts/%s %s\n' "$b" "${START_OF[$b]}"
-	done | kgit update-ref --stdin
-}
-
-# lock_text: series/lock for the refs in $KTREE.
+# lock_text: series/lock for what generate computed.
 lock_text() {
 	local b
 	for b in $(generated_branches); do
-		printf '%s refs/heads/%s\n' "$(kgit rev-parse "refs/heads/$b")" "$b"
+		printf '%s refs/heads/%s\n' "${HEAD_OF[$b]}" "$b"
 	done
 }
 
-# write_lock: record the current ids in series/lock and series/base.
+# write_lock [DIR]: record the generated ids in DIR/lock and the base id in
+# DIR/base (DIR defaults to series/).
 write_lock() {
-	local text base
+	local dir=${1:-$SERIES} text
 	text=$(lock_text)
-	[ -f "$SERIES/lock" ] && [ "$text" = "$(cat "$SERIES/lock")" ] ||
-		printf '%s\n' "$text" >"$SERIES/lock"
-	base=$(kgit rev-parse refs/heads/base)
-	[ "$(git config -f "$SERIES/base" base.commit || true)" = "$base" ] ||
-		git config -f "$SERIES/base" base.commit "$base"
+	[ -f "$dir/lock" ] && [ "$text" = "$(cat "$dir/lock")" ] ||
+		printf '%s\n' "$text" >"$dir/lock"
+	[ "$(git config -f "$dir/base" base.commit || true)" = "${HEAD_OF[base]}" ] ||
+		git config -f "$dir/base" base.commit "${HEAD_OF[base]}"
 }
 
-# verify_lock: the regenerated ids are those of series/lock.
-verify_lock() {
-	local sha ref have bad=()
+# first_difference TOPIC: the first of TOPIC's patches whose commit differs
+# from the one its branch has now; prints "PATCH: NEW, branch has OLD".
+first_difference() {
+	local t=$1 patches new old i
+	mapfile -t patches < <(topic_patches "$t")
+	mapfile -t new < <(kgit rev-list --reverse "${START_OF[$t]}..${HEAD_OF[$t]}")
+	old=()
+	if kgit rev-parse -q --verify "refs/series/$t" >/dev/null &&
+	   kgit rev-parse -q --verify "refs/starts/$t" >/dev/null; then
+		mapfile -t old < <(kgit rev-list --reverse "refs/starts/$t..refs/series/$t")
+	fi
+	for i in "${!patches[@]}"; do
+		[ "${new[$i]:-}" != "${old[$i]:-}" ] || continue
+		printf 'series/%s/%s gives %s' "$t" "${patches[$i]}" "${new[$i]:-nothing}"
+		[ -z "${old[$i]:-}" ] || printf ', the branch has %s' "${old[$i]}"
+		echo
+		return
+	done
+}
+
+# verify_ids: what generate computed is what series/lock records.  Nothing
+# has moved yet; on a difference nothing will.
+verify_ids() {
+	local sha ref b have bad=() where
 	if [ ! -f "$SERIES/lock" ]; then
 		warn "series/lock is missing: run 'make lock' to record these ids"
 		return 0
 	fi
-	while read -r sha ref; do
-		have=$(kgit rev-parse -q --verify "$ref" || echo none)
-		[ "$have" = "$sha" ] || bad+=("$ref is $have here, series/lock says $sha")
-	done <"$SERIES/lock"
 	[ "$(lock_text | awk '{ print $2 }')" = "$(awk '{ print $2 }' "$SERIES/lock")" ] ||
-		bad+=("the branches are $(generated_branches | paste -sd' '), series/lock lists others")
+		bad+=("the branches are $(generated_branches | paste -sd' '), series/lock lists $(awk '{ print $2 }' "$SERIES/lock" | sed 's|refs/heads/||' | paste -sd' ')")
+	while read -r sha ref; do
+		b=${ref#refs/heads/}
+		have=${HEAD_OF[$b]:-none}
+		[ "$have" != "$sha" ] || continue
+		where=
+		in_list "$b" "${ORDER[@]}" && where=$(first_difference "$b")
+		bad+=("$ref would be $have, series/lock says $sha${where:+ (first difference: $where)}")
+	done <"$SERIES/lock"
 	[ ${#bad[@]} -eq 0 ] && return 0
 	printf "$PROG: %s\n" "${bad[@]}" >&2
-	die "the tree does not match series/lock: if series/ changed on purpose, run 'make lock'"
+	die "series/ does not give the ids of series/lock; nothing in $KTREE moved.  If you changed series/ on purpose ('git status series/' in $PROJECT lists it), record the new ids with 'make lock'; otherwise restore it with 'git checkout series/'"
 }
 
 # busy: an am, rebase, merge or cherry-pick is under way in $KTREE.
@@ -277,6 +385,25 @@ busy() {
 		[ -e "$g/MERGE_HEAD" ] || [ -e "$g/CHERRY_PICK_HEAD" ]
 }
 
+# finish_checkout: an earlier run that was moving the user's checked-out
+# branch to a new tree was interrupted; finish it when every file that
+# differs from the branch is one that move was rewriting.
+finish_checkout() {
+	local branch old new stray
+	[ -f "$NOTE" ] || return 0
+	read -r branch old new <"$NOTE"
+	if [ "$(kgit symbolic-ref -q HEAD)" = "refs/heads/$branch" ] &&
+	   [ "$(kgit rev-parse -q --verify "refs/heads/$branch")" = "$new" ]; then
+		stray=$(comm -23 <(kgit status --porcelain --no-renames | cut -c4- | sort -u) \
+			<(kgit diff --name-only "$old" "$new" | sort -u) | head -n1)
+		[ -z "$stray" ] ||
+			die "an interrupted make tree was moving branch '$branch' from ${old:0:12} to ${new:0:12}, and $stray has changed since: check 'git -C $KTREE status', then 'git -C $KTREE reset --keep $new' and remove $NOTE"
+		kgit read-tree --reset -u "$new"
+		warn "finished moving the checkout of '$branch' to ${new:0:12} (an earlier run was interrupted)"
+	fi
+	rm -f "$NOTE"
+}
+
 # check_safe: refuse to rewrite $KTREE when that would lose work: uncommitted
 # changes, or a generated branch that moved past what series/ gave it.
 # With FORCE=1 the old heads go to refs/backup/<date>/ and the changes to
@@ -284,6 +411,7 @@ busy() {
 check_safe() {
 	local b head rec dirty stamp moved=()
 	[ -d "$KTREE/.git" ] || return 0
+	finish_checkout
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
 	busy && die "$KTREE: a git am, rebase or merge is in progress: finish or abort it first"
 	dirty=$(kgit status --porcelain | head -n1)
@@ -311,32 +439,98 @@ check_safe() {
 	fi
 }
 
-# restore_head: check out the branch the user was on, or for-next, or base
-# (after a failure the worktree is clean on a detached commit).
-restore_head() {
-	local b
+# snapshot_refs: the generated refs as they are now, into OLD_REF.
+declare -gA OLD_REF
+snapshot_refs() {
+	local ref sha
+	OLD_REF=()
 	[ -d "$KTREE/.git" ] || return 0
-	kgit symbolic-ref -q HEAD >/dev/null && return 0
-	for b in ${USER_BRANCH:+"$USER_BRANCH"} for-next base; do
-		if kgit rev-parse -q --verify "refs/heads/$b" >/dev/null; then
-			kgit checkout -q "$b"
-			return
-		fi
-	done
+	while read -r sha ref; do
+		OLD_REF[$ref]=$sha
+	done < <(kgit for-each-ref --format='%(objectname) %(refname)' \
+		refs/heads refs/series refs/starts)
 }
 
-# regenerate: check, generate, move the refs, and go back to the branch the
-# user was on (for-next on a new tree).
+# update_refs: move every generated ref to what generate computed, in one
+# transaction that fails when any of them moved since snapshot_refs; then
+# bring the user's checkout along when its branch now has another tree.
+update_refs() {
+	local b ref new old cur from=
+	mkdir -p "$SCRATCH"
+	# The user's checked-out branch, when it moves to another tree.
+	cur=$(kgit symbolic-ref -q --short HEAD || true)
+	if [ -n "$cur" ] && [ -n "${HEAD_OF[$cur]:-}" ] && [ -n "${OLD_REF[refs/heads/$cur]:-}" ]; then
+		from=${OLD_REF[refs/heads/$cur]}
+		[ "$(kgit rev-parse "$from^{tree}")" != "$(kgit rev-parse "${HEAD_OF[$cur]}^{tree}")" ] ||
+			from=
+	fi
+	{
+		echo start
+		for b in $(generated_branches); do
+			for ref in refs/heads/$b refs/series/$b ${START_OF[$b]:+refs/starts/$b}; do
+				new=${HEAD_OF[$b]}
+				[ "$ref" != "refs/starts/$b" ] || new=${START_OF[$b]}
+				old=${OLD_REF[$ref]:-0000000000000000000000000000000000000000}
+				[ "$new" != "$old" ] || continue
+				printf 'update %s %s %s\n' "$ref" "$new" "$old"
+			done
+		done
+		echo prepare
+		echo commit
+	} >"$SCRATCH/refs.txt"
+	[ -z "$from" ] || printf '%s %s %s\n' "$cur" "$from" "${HEAD_OF[$cur]}" >"$NOTE"
+	kgit update-ref --stdin <"$SCRATCH/refs.txt" >/dev/null 2>"$SCRATCH/refs.err" || {
+		rm -f "$NOTE"
+		die "the refs of $KTREE changed while this ran, nothing moved: $(head -n1 "$SCRATCH/refs.err" | sed 's/^fatal: //'): run it again"
+	}
+	if [ -f "$NOTE" ]; then
+		read -r b old new <"$NOTE"
+		progress "updating the checkout of $b"
+		kgit read-tree -m -u "$old" "$new"
+		rm -f "$NOTE"
+	fi
+}
+
+# drop_new_tree: a new tree that was not renamed into place goes.
+drop_new_tree() {
+	[ -z "${NEW_TREE:-}" ] || rm -rf "$NEW_TREE"
+}
+
+# regenerate: check, generate aside, verify (unless NO_VERIFY=1), move the
+# refs.  A new tree is made beside $KTREE and renamed into place, checked
+# out on for-next.
 regenerate() {
+	local real=$KTREE parent name
+	tree_paths
 	check_safe
-	USER_BRANCH=
-	[ ! -d "$KTREE/.git" ] || USER_BRANCH=$(kgit symbolic-ref -q --short HEAD || true)
-	in_list "$USER_BRANCH" base "${ORDER[@]}" for-next || USER_BRANCH=
-	at_exit restore_head
-	# Detached while the branches move, so no checked-out branch changes
-	# under the worktree.
-	[ ! -d "$KTREE/.git" ] || kgit checkout -q --detach
+	snapshot_refs
+	if [ -d "$KTREE/.git" ]; then
+		generate
+		[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
+		update_refs
+		return
+	fi
+	if [ -e "$KTREE" ] && [ -n "$(ls -A "$KTREE")" ]; then
+		die "$KTREE exists and is not a git tree: move it away or set KTREE="
+	fi
+	parent=$(dirname "$KTREE")
+	name=$(basename "$KTREE")
+	mkdir -p "$parent"
+	KTREE=$parent/.$name.new
+	rm -rf "$KTREE"
+	NEW_TREE=$KTREE
+	at_exit drop_new_tree
+	git init -q "$KTREE"
+	kgit config gc.auto 0
+	tree_paths
+	WORK=$KTREE
 	generate
+	[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 	update_refs
-	restore_head
+	kgit checkout -q for-next
+	[ ! -d "$real" ] || rmdir "$real"
+	mv "$KTREE" "$real"
+	NEW_TREE=
+	KTREE=$real
+	tree_paths
 }
