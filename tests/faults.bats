@@ -1,0 +1,358 @@
+#!/usr/bin/env bats
+# make tree, export and lock when things go wrong: interrupted (SIGINT,
+# SIGKILL) at each step, two at once, damaged input.  The stages run with
+# tests/fixtures/faults/ first in PATH, whose git, tar and mv stop at the
+# call FAULT_AT names, so a signal lands at a known step.  After each, the
+# user's refs, index and files are as they were, and a plain run completes.
+
+load helpers
+
+FAULTS=$TOP/tests/fixtures/faults
+
+setup() {
+	setup_project
+	topic a
+	topic b
+	topic c a b
+}
+
+# locked: a, b and c with a patch each, exported and locked, and a user's
+# own branch and ignored file in the tree.
+locked() {
+	stage tree >/dev/null
+	commit_on a fs/xattr.c 5 'int a_one;'
+	commit_on b security/security.c 5 'int b_one;'
+	stage export >/dev/null
+	commit_on c fs/xattr.c 30 'int c_one;'
+	stage export >/dev/null
+	git -C "$KTREE" checkout -q -b wip c
+	commit_on wip fs/xattr.c 35 'int my_work;'
+	git -C "$KTREE" checkout -q for-next
+	echo notes >"$KTREE/notes.txt"
+}
+
+# newer_series: series/ moves on as a pull of the project would bring it:
+# a second patch on a, exported from another tree.
+newer_series() {
+	local k=$KTREE
+	KTREE=$BATS_TEST_TMPDIR/other/linux
+	stage tree >/dev/null
+	commit_on a fs/xattr.c 8 'int a_two;'
+	stage export >/dev/null
+	KTREE=$k
+}
+
+# state: what must survive: every ref, HEAD, the index, the files.
+state() {
+	git -C "$KTREE" for-each-ref --format='%(objectname) %(refname)' refs/heads refs/starts refs/series
+	git -C "$KTREE" symbolic-ref -q HEAD || git -C "$KTREE" rev-parse HEAD
+	git -C "$KTREE" status --porcelain
+	git -C "$KTREE" ls-files -s | sha256sum
+	cat "$KTREE/notes.txt"
+}
+
+# at_lock: the tree's refs are those of series/lock, the user's are kept.
+at_lock() {
+	local refs
+	mapfile -t refs < <(awk '{ print $2 }' "$P/series/lock")
+	git -C "$KTREE" for-each-ref --format='%(objectname) %(refname)' "${refs[@]}" |
+		sort >"$BATS_TEST_TMPDIR/have"
+	sort "$P/series/lock" | diff -u - "$BATS_TEST_TMPDIR/have"
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	[ ! -e "$KTREE/.git/rebase-apply" ]
+}
+
+# interrupt SIGNAL STEP STAGE...: run the stage in a process group of its
+# own, stop it where a git, tar or mv call has STEP in its arguments, send
+# SIGNAL to the whole group (as Ctrl-C does), and wait for it.  Sets
+# output and status.
+interrupt() {
+	local sig=$1 step=$2 pid
+	shift 2
+	export FAULT_DIR=$BATS_TEST_TMPDIR/fault
+	rm -rf "$FAULT_DIR"
+	mkdir -p "$FAULT_DIR"
+	FAULT_AT=$step PATH=$FAULTS:$PATH "$FAULTS/group" "$TOP/scripts/$1" "${@:2}" \
+		>"$FAULT_DIR/out" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 600); do
+		[ ! -e "$FAULT_DIR/reached" ] || break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -e "$FAULT_DIR/reached" ] || {
+		wait "$pid" || true
+		echo "step '$step' was not reached:"
+		cat "$FAULT_DIR/out"
+		return 1
+	}
+	kill "-$sig" -- "-$pid"
+	status=0
+	wait "$pid" || status=$?
+	output=$(cat "$FAULT_DIR/out")
+}
+
+# no_debris SIGNAL: a cold run left no tree, and beside it only the lock
+# and, when it could not clean up (SIGKILL), the new tree it was making.
+no_debris() {
+	local keep='linux.lock\(.owner\)\?'
+	[ "$1" != KILL ] || keep="$keep\|.linux.new"
+	[ ! -e "$KTREE" ]
+	[ -z "$(find "$(dirname "$KTREE")" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -vx "$keep")" ]
+}
+
+cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
+
+@test "cold make tree interrupted at each step leaves no tree, and the next run completes" {
+	locked
+	rm -rf "$KTREE"
+	for sig in INT KILL; do
+		for step in "${cold_steps[@]}" "mv $P/out/.linux.new"; do
+			interrupt "$sig" "$step" tree
+			[ "$status" -ne 0 ]
+			if [ "$sig" = INT ]; then
+				[[ $output == *"<== tree INTERRUPTED (SIGINT) after"* ]] || { echo "$step: $output"; false; }
+				[[ $output != *"tree done"* ]]
+			fi
+			no_debris "$sig" || { echo "after $sig at '$step':"; ls -la "$P/out"; false; }
+		done
+	done
+	run -0 stage tree
+	at_lock
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = for-next ]
+}
+
+@test "a SIGKILLed cold run's leftovers are cleared by the next one" {
+	locked
+	rm -rf "$KTREE"
+	interrupt KILL "am -q" tree
+	[ -d "$P/out/.linux.new" ]
+	run -0 stage tree
+	at_lock
+	[ ! -e "$P/out/.linux.new" ]
+}
+
+@test "warm make tree interrupted before the refs move changes nothing" {
+	locked
+	newer_series
+	state >"$BATS_TEST_TMPDIR/before"
+	for sig in INT KILL; do
+		for step in "am -q" "merge-tree" "update-ref --stdin"; do
+			interrupt "$sig" "$step" tree
+			[ "$status" -ne 0 ]
+			state | diff -u "$BATS_TEST_TMPDIR/before" - || { echo "after $sig at '$step'"; false; }
+		done
+	done
+	run -0 stage tree
+	at_lock
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = for-next ]
+	[ "$(cat "$KTREE/notes.txt")" = notes ]
+	git -C "$KTREE" log --format=%s wip | grep -qx 'fs: int my_work;'
+	git -C "$KTREE" show HEAD:fs/xattr.c | grep -qx 'int a_two;'
+	grep -qx 'int a_two;' "$KTREE/fs/xattr.c"
+}
+
+@test "warm make tree killed while moving the user's checkout finishes it next time" {
+	locked
+	newer_series
+	interrupt KILL "read-tree -m -u" tree
+	[ -f "$KTREE/.git/make-tree/checkout" ]
+	run -0 stage tree
+	[[ $output == *"finished moving the checkout of 'for-next'"* ]]
+	at_lock
+	grep -qx 'int a_two;' "$KTREE/fs/xattr.c"
+	[ ! -e "$KTREE/.git/make-tree/checkout" ]
+}
+
+@test "an interrupted run leaves no am under way, in the user's tree or the tool's" {
+	locked
+	newer_series
+	interrupt KILL "am -q" tree
+	run -0 stage tree
+	at_lock
+	[ ! -e "$KTREE/.git/worktrees/work/rebase-apply" ]
+	FORCE=1 run -0 stage tree
+}
+
+@test "SIGTERM says INTERRUPTED too, and a failure FAILED, never done" {
+	locked
+	newer_series
+	interrupt TERM "am -q" tree
+	[[ $output == *"<== tree INTERRUPTED (SIGTERM) after"* ]]
+	sed -i 's/^-int xattr_line_5;/-int xattr_line_five;/' "$P/series/a/0001-fs-int-a_one.patch"
+	run -1 stage tree
+	[[ $output == *"<== tree FAILED after"* ]]
+	[[ $output != *"tree done"* ]]
+}
+
+@test "a second make tree waits for the first, naming it, then completes" {
+	locked
+	newer_series
+	export FAULT_DIR=$BATS_TEST_TMPDIR/fault
+	mkdir -p "$FAULT_DIR"
+	FAULT_AT="am -q" PATH=$FAULTS:$PATH "$FAULTS/group" "$TOP/scripts/tree" >"$FAULT_DIR/first" 2>&1 3>&- &
+	first=$!
+	while [ ! -e "$FAULT_DIR/reached" ]; do sleep 0.1; done
+	WAIT=1 run -1 stage tree
+	[[ $output == *"waiting for make tree (pid $first, since "* ]]
+	[[ $output == *"still holds $KTREE.lock after 1s"* ]]
+	stage tree >"$BATS_TEST_TMPDIR/second" 2>&1 &
+	second=$!
+	sleep 1
+	kill -INT -- "-$first"
+	wait "$first" || true
+	wait "$second"
+	grep -q "waiting for make tree (pid $first" "$BATS_TEST_TMPDIR/second"
+	at_lock
+}
+
+@test "two make tree at once on one tree: both succeed, no git error" {
+	locked
+	newer_series
+	stage tree >"$BATS_TEST_TMPDIR/one" 2>&1 &
+	one=$!
+	stage tree >"$BATS_TEST_TMPDIR/two" 2>&1 &
+	two=$!
+	wait "$one"
+	wait "$two"
+	run ! grep -q 'index.lock\|fatal:' "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/two"
+	at_lock
+}
+
+@test "a patch cut at a hunk boundary moves nothing and names topic, patch and id" {
+	locked
+	# Give a's patch a second hunk, then cut it off again.
+	commit_on a fs/xattr.c 15 'int a_late;'
+	git -C "$KTREE" reset -q --soft HEAD~2
+	git -C "$KTREE" commit -q -m "fs: int a_one;" -m "Two hunks." -m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" checkout -q for-next
+	run -0 stage export
+	state >"$BATS_TEST_TMPDIR/before"
+	f=$(ls "$P"/series/a/0001-*.patch)
+	[ "$(grep -c '^@@' "$f")" = 2 ]
+	awk '/^@@/ { n++ } n == 2 { exit } { print }' "$f" >"$f.cut" && mv "$f.cut" "$f"
+	printf -- '-- \n2.39.5\n\n' >>"$f"
+	run -1 stage tree
+	[[ $output == *"refs/heads/a would be "*"first difference: series/a/${f##*/} gives "* ]]
+	[[ $output == *"nothing in $KTREE moved"* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+}
+
+@test "an edited commit message moves nothing and names the patch" {
+	locked
+	state >"$BATS_TEST_TMPDIR/before"
+	sed -i 's/^Because the test says so\.$/Because the test says otherwise./' "$P"/series/b/0001-*.patch
+	run -1 stage tree
+	[[ $output == *"refs/heads/b would be "*"first difference: series/b/0001-fs-int-b_one.patch gives "*", the branch has "* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+}
+
+@test "a topic conf git cannot parse is an error naming the file; nothing moves" {
+	locked
+	state >"$BATS_TEST_TMPDIR/before"
+	printf '[topic\n\tdepends = a\n' >"$P/topic-branches/c.conf"
+	run -1 stage tree
+	[[ $output == *"topic-branches/c.conf: bad config line 1 in file "* ]]
+	[[ $output != *"make lock"* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+}
+
+@test "an unknown key in a topic conf is an error naming file and key" {
+	locked
+	git config -f "$P/topic-branches/c.conf" topic.depend a
+	run -1 stage tree
+	[[ $output == *"topic-branches/c.conf: unknown key 'topic.depend' (known: topic.depends "* ]]
+	run -1 stage export
+	[[ $output == *"unknown key 'topic.depend'"* ]]
+}
+
+@test "a warm run checks a changed package.sha256 against the base it imported" {
+	locked
+	state >"$BATS_TEST_TMPDIR/before"
+	git config -f "$P/series/base" package.sha256 "$(printf '0%.0s' $(seq 64))"
+	run -1 stage tree
+	[[ $output == *"series/base pins sha256 0000"*"was imported from a tarball with sha256 "* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+}
+
+@test "a warm run hashes the tarball again only when it changed" {
+	locked
+	run -0 stage tree
+	# Same size and time, other bytes: not noticed, by design.
+	cp "$FAKE/pool/1.1-1.tar.xz" "$BATS_TEST_TMPDIR/other.tar.xz"
+	touch -r "$TARBALL" "$BATS_TEST_TMPDIR/other.tar.xz"
+	cat "$BATS_TEST_TMPDIR/other.tar.xz" >"$TARBALL"
+	run -1 stage tree
+	[[ $output == *"$TARBALL: sha256 is "*", series/base pins "* ]]
+}
+
+@test "export keeps an unlisted patch and refuses, naming it" {
+	locked
+	echo mine >"$P/series/a/0099-my-draft.patch"
+	commit_on a fs/xattr.c 9 'int a_three;'
+	git -C "$KTREE" checkout -q for-next
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"series/a/0099-my-draft.patch: not listed in its series file"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+}
+
+@test "export keeps the comments and blank lines of a series file" {
+	locked
+	printf '# a: the first topic\n\n%s  # the first one\n# end\n' \
+		"$(cat "$P/series/a/series")" >"$P/series/a/series"
+	run -0 stage tree
+	commit_on a fs/xattr.c 9 'int a_three;'
+	git -C "$KTREE" checkout -q for-next
+	run -0 stage export
+	diff -u - "$P/series/a/series" <<-EOT
+	# a: the first topic
+
+	0001-fs-int-a_one.patch  # the first one
+	# end
+	0002-fs-int-a_three.patch
+	EOT
+	at_lock
+}
+
+@test "a commit on for-next: export refuses with the ids and the commands" {
+	locked
+	commit_on for-next fs/xattr.c 12 'int on_for_next;'
+	id=$(git -C "$KTREE" rev-parse --short for-next)
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"for-next has commits of its own"*"$id fs: int on_for_next;"* ]]
+	[[ $output == *"git -C $KTREE cherry-pick $id && git -C $KTREE branch -f for-next refs/series/for-next && make export"* ]]
+	[[ $output != *"run 'make export'"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+}
+
+@test "export interrupted writes all of series/ or none of it" {
+	locked
+	commit_on a fs/xattr.c 9 'int a_three;'
+	git -C "$KTREE" checkout -q for-next
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	interrupt KILL "merge-tree" export
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	interrupt KILL "update-ref --stdin" export
+	[ -f "$P/series/a/0002-fs-int-a_three.patch" ]
+	grep -qx 0002-fs-int-a_three.patch "$P/series/a/series"
+	run -0 stage export
+	at_lock
+	run -0 stage tree
+}
+
+@test "tree, export and lock work from a path with a space" {
+	local old=$P
+	P="$BATS_TEST_TMPDIR/with space/proj"
+	mkdir -p "${P%/*}"
+	mv "$old" "$P"
+	export PROJECT=$P KTREE=$P/out/linux
+	sed -i "s|$old|$P|" "$P/series/base"
+	locked
+	run -0 stage tree
+	commit_on a fs/xattr.c 9 'int a_three;'
+	run -0 stage export
+	run -0 stage lock
+	at_lock
+}
