@@ -64,8 +64,11 @@ three_topics() {
 	grep -q ' refs/heads/c$' "$P/series/lock"
 	run -0 stage tree
 	sed -i 's/^[0-9a-f]* refs\/heads\/b$/0000000000000000000000000000000000000000 refs\/heads\/b/' "$P/series/lock"
+	refs >"$BATS_TEST_TMPDIR/before"
 	run -1 stage tree
-	[[ "$output" == *"refs/heads/b is "*"series/lock says 0000000000000000000000000000000000000000"* ]]
+	[[ "$output" == *"refs/heads/b would be "*"series/lock says 0000000000000000000000000000000000000000"* ]]
+	[[ "$output" == *"nothing in $KTREE moved"*"'git status series/'"*"'make lock'"* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/before" -
 }
 
 @test "dependencies come first and a topic with two starts at their merge" {
