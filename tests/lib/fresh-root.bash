@@ -60,11 +60,21 @@ fresh_root() {
 
 # fresh_run DIR CMD...: run CMD as root in DIR with /proc, /sys, /dev and the
 # package cache mounted, in a mount namespace of its own: the mounts go away
-# with it however it ends, SIGKILL included.
+# with it however it ends, SIGKILL included.  Its mounts are private, so
+# none reaches the caller's namespace; inside a chroot, where / is no mount
+# point and cannot be made private, that holds only when no mount is
+# shared (as in a fresh_run of our own).
 fresh_run() {
-	local root=$1
+	local root=$1 prop=private
 	shift
-	unshare --mount --propagation=private -- /bin/sh -euc '
+	if ! unshare --mount --propagation=private true 2>/dev/null; then
+		if grep -q ' shared:' /proc/self/mountinfo; then
+			echo "fresh_run: cannot make the mounts for $root private" >&2
+			return 1
+		fi
+		prop=unchanged
+	fi
+	unshare --mount --propagation="$prop" -- /bin/sh -euc '
 		root=$1 cache=$2
 		shift 2
 		mount -t proc proc "$root/proc"
