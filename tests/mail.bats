@@ -189,16 +189,54 @@ patch_ids() {
 	[[ "$output" == *"topic 'a': mail/a/v2 exists but topic.version is 1: versions only go up"* ]]
 }
 
+@test "an edit of an old posted folder is named as such, not blamed on the current one" {
+	commit_on a fs/xattr.c 9 'int a_three;'
+	stage export
+	git config -f "$P/topic-branches/a.conf" topic.version 2
+	printf '\nChanges in v2:\n- a third patch\n' >>"$P/topic-branches/a.cover"
+	TOPIC=a run -0 stage mail
+	git -C "$P" add -A && git -C "$P" commit -q -m v2
+	sed -i 's/^Because the test says so\.$/Because I say so./' "$P"/mail/a/v1/0001-*.patch
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch was edited after it was posted"*"git -C $P checkout -- mail/a/v1'"* ]]
+	[[ "$output" != *"bump topic.version to 3"* ]]
+}
+
+@test "TOPIC= posts that topic and what it builds on; an unknown one is an error first" {
+	rm -rf "$P/mail"
+	TOPIC=nope run -1 stage mail
+	[[ "$output" == *"TOPIC=nope: no topic-branches/nope.conf (topics: a b c d e)"* ]]
+	[ ! -e "$P/mail" ]
+	TOPIC=a run -0 stage mail
+	[ "$(ls "$P/mail")" = a ]
+	TOPIC=c run -0 stage mail
+	[ "$(ls "$P/mail" | paste -sd' ')" = "a b c" ]
+}
+
+@test "a project in a path with a space posts the same bytes" {
+	local q="$BATS_TEST_TMPDIR/with space/proj"
+	mkdir -p "${q%/*}"
+	cp -a "$P" "$q"
+	PROJECT=$q KTREE=$q/out/linux run -0 stage mail
+	diff -r "$P/mail" "$q/mail"
+}
+
 @test "the apply-back check catches a hand-edited mail file" {
 	f=$P/mail/a/v1/0001-fs-int-a_one.patch
 	sed -i 's/^+int a_one;/+int a_ONE;/' "$f"
 	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch was edited after it was posted"* ]]
+	# Committed, or where mail/ is not in git, the check is the apply-back.
+	git -C "$P" commit -q -a -m "a broken posting"
+	run -1 stage mail
 	[[ "$output" == *"topic 'a': mail/a/v1 no longer gives the topic back (git am on the topic's start gives tree "*", the head of 'a' has $(git -C "$KTREE" rev-parse 'a^{tree}'))"* ]]
 	sed -i 's/^ int xattr_line_4;/ int xattr_line_four;/' "$f"
+	git -C "$P" commit -q -a -m "a broken posting"
 	run -1 stage mail
 	[[ "$output" == *"mail/a/v1 no longer gives the topic back (git am fails on the topic's start: error: patch failed: fs/xattr.c:2)"* ]]
-	git -C "$P" checkout -q mail
+	git -C "$P" checkout -q HEAD~2 -- mail
 	sed -i 's/^Because the test/because the test/' "$f"
+	git -C "$P" commit -q -a -m "a posting that applies but differs"
 	run -1 stage mail
 	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch differs from what the series gives now"* ]]
 }
