@@ -256,6 +256,8 @@ R() { # the results folder of patch N of TOPIC
 	[[ "$output" == *"TOPIC=nope: no topic-branches/nope.conf"* ]]
 	CHECKS=nope run -1 "$TOP/scripts/check"
 	[[ "$output" == *"CHECKS: no check ci/checks/nope"* ]]
+	[[ "$output" != *"no checks in"* ]]
+	[ "$(grep -c '^check: ' <<<"$output")" = 1 ]
 	KTREE=$BATS_TEST_TMPDIR/none run -1 "$TOP/scripts/check"
 	[[ "$output" == *"no kernel tree at $BATS_TEST_TMPDIR/none: run 'make tree' first"* ]]
 }

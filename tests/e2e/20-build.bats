@@ -28,6 +28,13 @@ setup() {
 	[[ $output == *"build: the kernel config of for-next lacks requested symbols"* ]]
 }
 
+@test "CASES naming no case is an error before anything is built" {
+	CASES="smoke nope" run -2 make build
+	[[ $output == *"CASES: no case file ci/boot/nope"* ]]
+	[[ $output != *"  CC "* ]] && [[ $output != *"merge_config"* ]]
+	[ "$(grep -c '^build: ' <<<"$output")" = 1 ]
+}
+
 @test "REF naming nothing in the tree is an error naming it" {
 	REF=no-such-branch run -2 make build
 	[[ $output == *"REF=no-such-branch: no such branch or commit in"* ]]
