@@ -15,6 +15,29 @@ all: tree build boot check mail
 ## help: list the targets and the variables they take
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+	@echo
+	@sed -n 's/^#= //p' $(MAKEFILE_LIST)
+
+#= Variables (make VAR=value, or the environment), and the targets reading them:
+#=   KTREE=dir      the kernel tree (out/linux)        every stage
+#=   OUT=dir        where generated files go (out)     every stage
+#=   V=1            the full output of each step       every stage
+#=   WAIT=s         how long to wait for another run holding the tree (600)
+#=   FORCE=1        tree: regenerate over unexported work, saved first
+#=   VERSION=v      repin: the linux-source-6.1 version to move to
+#=   REF=ref        build boot: the branch or commit (for-next)
+#=   JOBS=n         build check: parallel jobs (2)
+#=   CASES="a b"    build boot: only these cases of ci/boot/
+#=   QEMU=path QEMU_ACCEL=kvm   boot: the emulator and its accelerator (tcg)
+#=   TOPIC=t        check mail send pull-request: only this topic
+#=   CHECKS="a b"   check: only these checks of ci/checks/
+#=   FRESH=1        check: run again what is cached
+#=   BASELINE=1     check: write coccinelle/baseline.txt instead
+#=   SERIES_DIR=dir SERIES_NAME= SERIES_BASE=   check: a folder of patches instead
+#=   MAILDIR=dir    mail send: where the postings are (mail)
+#=   KEEP=1         mail: keep the scratch clone
+#=   SEND=1 URL=u   send: really send; pull-request: the repository URL
+#=   TESTS="f..."   test: only these bats files
 
 ## deps: install what every stage and test needs (scripts/lib/packages, the pin)
 deps:
