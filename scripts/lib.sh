@@ -139,6 +139,14 @@ run() {
 	return "$rc"
 }
 
+# need_kbuild_path: Kbuild refuses source and output paths with spaces or
+# colons; say so before any work, naming the way out.
+need_kbuild_path() {
+	case $OUT$KTREE in
+	*[[:space:]:]*) die "the kernel build cannot run under '$OUT' (Kbuild refuses spaces and colons in its paths): set OUT= and KTREE= to paths without them" ;;
+	esac
+}
+
 # kgit ARGS...: git in the kernel tree.
 kgit() {
 	git -C "$KTREE" "$@"

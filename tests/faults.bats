@@ -317,6 +317,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 
 @test "a commit on for-next: export refuses with the ids and the commands" {
 	locked
+	commit_on b security/security.c 12 'int b_two;'
 	commit_on for-next fs/xattr.c 12 'int on_for_next;'
 	id=$(git -C "$KTREE" rev-parse --short for-next)
 	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
@@ -355,4 +356,6 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -0 stage export
 	run -0 stage lock
 	at_lock
+	run -1 stage build
+	[[ $output == *"the kernel build cannot run under '$P/out' (Kbuild refuses spaces and colons in its paths): set OUT= and KTREE="* ]]
 }
