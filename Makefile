@@ -6,7 +6,7 @@ SHELL := /bin/bash
 S := scripts
 
 .DEFAULT_GOAL := all
-.PHONY: all help deps tree export lock repin build boot check mail \
+.PHONY: all help deps tree export restack lock repin build boot check mail \
 	pull-request send test clean
 
 ## all: the whole pipeline on the pinned default (tree, build, boot, check, mail)
@@ -54,6 +54,10 @@ tree:
 ## export: write the topic branches of out/linux back to series/, refresh the lock
 export:
 	@$(S)/export
+
+## restack: carry the topics that build on a changed one over (ABORT=1)
+restack:
+	@$(S)/restack
 
 ## lock: regenerate the tree and record its ids in series/lock
 lock:

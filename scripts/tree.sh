@@ -377,6 +377,19 @@ verify_ids() {
 	die "series/ does not give the ids of series/lock; nothing in $KTREE moved.  If you changed series/ on purpose ('git status series/' in $PROJECT lists it), record the new ids with 'make lock'; otherwise restore it with 'git checkout series/'"
 }
 
+# needs_restack: a topic's dependency moved past its recorded start (a
+# lower topic changed), so make restack has to carry it over.
+needs_restack() {
+	local t d
+	for t in "${ORDER[@]}"; do
+		kgit rev-parse -q --verify "refs/starts/$t" >/dev/null || continue
+		for d in $(topic_deps "$t"); do
+			kgit merge-base --is-ancestor "refs/heads/$d" "refs/starts/$t" || return 0
+		done
+	done
+	return 1
+}
+
 # busy: an am, rebase, merge or cherry-pick is under way in $KTREE.
 busy() {
 	local g
@@ -413,6 +426,8 @@ check_safe() {
 	[ -d "$KTREE/.git" ] || return 0
 	finish_checkout
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
+	[ ! -f "$SCRATCH/restack" ] ||
+		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
 	busy && die "$KTREE: a git am, rebase or merge is in progress: finish or abort it first"
 	dirty=$(kgit status --porcelain | head -n1)
 	for b in $(generated_branches); do

@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# make restack (and make export, which runs it when a lower topic moved) on
+# a fixture project: a and b, c on both (its start a merge), d on a.
+
+load helpers
+
+setup() {
+	setup_project
+	topic a
+	topic b
+	topic c a b
+	topic d a
+	stage tree >/dev/null
+	commit_on a fs/xattr.c 5 'int a_one;'
+	commit_on b security/security.c 5 'int b_one;'
+	stage export >/dev/null
+	commit_on c fs/xattr.c 30 'int c_one;'
+	commit_on d fs/xattr.c 12 'int d_one;'
+	stage export >/dev/null
+	git -C "$P" add -A && git -C "$P" commit -q -m v1
+}
+
+# amend_a LINE TEXT: change a's commit (not a new one), as a review asks.
+amend_a() {
+	git -C "$KTREE" checkout -q a
+	sed -i "$1s/.*/$2/" "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+}
+
+# patches_of TOPIC: the subjects of series/TOPIC's patches.
+patches_of() {
+	local f
+	for f in $(sed 's/#.*//' "$P/series/$1/series"); do
+		sed -n 's/^Subject: \[PATCH\] //p' "$P/series/$1/$f"
+	done
+}
+
+# heads: every topic's head and start.
+heads() {
+	git -C "$KTREE" for-each-ref --format='%(objectname) %(refname)' refs/heads refs/starts
+}
+
+@test "a change to a lower topic carries its dependents over with 3-way merging" {
+	# Line 28 is in the context of c's patch: a plain git am of c fails.
+	amend_a 28 'int a_context;'
+	run -0 stage export
+	[[ $output == *"c: 1 commits restacked onto "* ]]
+	[[ $output == *"d: 1 commits restacked onto "* ]]
+	[ "$(patches_of c)" = "fs: int c_one;" ]
+	git -C "$P" diff --quiet -- series/b
+	grep -q '^+int a_context;' "$P"/series/a/0001-*.patch
+	grep -q '^ int a_context;' "$P"/series/c/0001-*.patch
+	# The lock is that of the new series/, made anywhere.
+	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
+	git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next >"$BATS_TEST_TMPDIR/fn"
+	[ "$(cat "$BATS_TEST_TMPDIR/fn")" = "$(awk '$2 == "refs/heads/for-next" { print $1 }' "$P/series/lock")" ]
+	[ "$(git -C "$KTREE" rev-parse for-next)" = "$(cat "$BATS_TEST_TMPDIR/fn")" ]
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+}
+
+@test "a true conflict stops with the patch, the files and the commands; continue finishes" {
+	heads >"$BATS_TEST_TMPDIR/before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	amend_a 30 'int a_thirty;'
+	run -1 stage export
+	[[ $output == *"topic 'c': 'fs: int c_one;' does not apply on its new start "*"conflicts in: fs/xattr.c"* ]]
+	[[ $output == *"git -C $KTREE add -f <files> && git -C $KTREE am --continue && make restack"* ]]
+	[[ $output == *"make restack ABORT=1"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	[ -d "$KTREE/.git/rebase-apply" ]
+	# Until it is resolved, nothing else runs.
+	run -1 stage tree
+	[[ $output == *"a make restack is under way"* ]]
+	run -1 stage restack
+	[[ $output == *"not resolved yet"* ]]
+	# Resolve: keep both.
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	GIT_EDITOR=true git -C "$KTREE" am --continue >/dev/null
+	run -0 stage restack
+	[[ $output == *"d: 1 commits restacked"* ]]
+	[[ $output == *"<== export done"* ]]
+	grep -q '^+int c_one;' "$P"/series/c/0001-*.patch
+	[ "$(patches_of c)" = "fs: int c_one;" ]
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	run -0 stage tree
+}
+
+@test "ABORT=1 puts every head back exactly and the checkout where it was" {
+	amend_a 30 'int a_thirty;'
+	heads >"$BATS_TEST_TMPDIR/before"
+	run -1 stage restack
+	ABORT=1 run -0 stage restack
+	heads | diff -u "$BATS_TEST_TMPDIR/before" -
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+	[ ! -d "$KTREE/.git/rebase-apply" ]
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	ABORT=1 run -1 stage restack
+	[[ $output == *"no make restack is under way"* ]]
+}
+
+@test "a dependent rebased by hand exports only its own patches" {
+	old=$(git -C "$KTREE" rev-parse a)
+	amend_a 28 'int a_context;'
+	git -C "$KTREE" rebase -q --onto a "$old" d
+	run -0 stage export
+	[ "$(patches_of d)" = "fs: int d_one;" ]
+	[ "$(patches_of a)" = "fs: int a_one;" ]
+	run -0 stage tree
+}
+
+@test "a rebase --update-refs of a lower topic's commit exports each topic's own" {
+	git -C "$KTREE" checkout -q d
+	GIT_SEQUENCE_EDITOR="sed -i '1s/^pick/edit/'" git -C "$KTREE" rebase -q -i --update-refs base >/dev/null 2>&1
+	sed -i '28s/.*/int a_context;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+	git -C "$KTREE" rebase --continue >/dev/null 2>&1
+	git -C "$KTREE" merge-base --is-ancestor a d
+	run -0 stage export
+	[ "$(patches_of a)" = "fs: int a_one;" ]
+	[ "$(patches_of d)" = "fs: int d_one;" ]
+	[ "$(patches_of c)" = "fs: int c_one;" ]
+	grep -q '^+int a_context;' "$P"/series/a/0001-*.patch
+	run -0 stage tree
+}
