@@ -105,12 +105,12 @@ verify_pin() {
 }
 
 # pin_key: what a verification of the pin covered: series/base, and the
-# tarball's size, time and inode.
+# tarball's size, times and inode.
 pin_key() {
 	local tarball
 	tarball=$(pin package.tarball)
 	printf '%s' "$(sha256sum <"$SERIES/base" | cut -c1-64)"
-	[ ! -f "$tarball" ] || printf ' %s' "$(stat -L -c '%s %Y %i' "$tarball")"
+	[ ! -f "$tarball" ] || printf ' %s' "$(stat -L -c '%s %.9Y %.9Z %i' "$tarball")"
 	echo
 }
 

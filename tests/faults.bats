@@ -278,10 +278,8 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 @test "a warm run hashes the tarball again only when it changed" {
 	locked
 	run -0 stage tree
-	# Same size and time, other bytes: not noticed, by design.
-	cp "$FAKE/pool/1.1-1.tar.xz" "$BATS_TEST_TMPDIR/other.tar.xz"
-	touch -r "$TARBALL" "$BATS_TEST_TMPDIR/other.tar.xz"
-	cat "$BATS_TEST_TMPDIR/other.tar.xz" >"$TARBALL"
+	# Other bytes written into the same file: its times change.
+	cat "$FAKE/pool/1.1-1.tar.xz" >"$TARBALL"
 	run -1 stage tree
 	[[ $output == *"$TARBALL: sha256 is "*", series/base pins "* ]]
 }
