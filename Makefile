@@ -7,7 +7,7 @@ S := scripts
 
 .DEFAULT_GOAL := all
 .PHONY: all help deps tree export restack lock repin build boot check mail \
-	pull-request send test clean
+	trailers pull-request send test clean
 
 ## all: the whole pipeline on the pinned default (tree, build, boot, check, mail)
 all: tree build boot check mail
@@ -24,12 +24,14 @@ help:
 #=   V=1            the full output of each step       every stage
 #=   WAIT=s         how long to wait for another run holding the tree (600)
 #=   FORCE=1        tree: regenerate over unexported work, saved first
+#=   ABORT=1        restack: give up a restack stopped on a conflict
 #=   VERSION=v      repin: the linux-source-6.1 version to move to
 #=   REF=ref        build boot: the branch or commit (for-next)
 #=   JOBS=n         build check: parallel jobs (2)
 #=   CASES="a b"    build boot: only these cases of ci/boot/
 #=   QEMU=path QEMU_ACCEL=kvm   boot: the emulator and its accelerator (tcg)
-#=   TOPIC=t        check mail send pull-request: only this topic
+#=   TOPIC=t        check mail trailers send pull-request: only this topic
+#=   MBOX=file      trailers: the replies, an mbox file or a maildir
 #=   CHECKS="a b"   check: only these checks of ci/checks/
 #=   FRESH=1        check: run again what is cached
 #=   BASELINE=1     check: write coccinelle/baseline.txt instead
@@ -45,7 +47,8 @@ deps:
 
 # Every stage starts from a machine that has all of it: quiet and quick when
 # nothing is missing.
-tree export lock repin build boot check mail pull-request send test: deps
+tree export restack lock repin build boot check mail trailers pull-request \
+	send test: deps
 
 ## tree: regenerate out/linux (KTREE=) from the pinned tarball and series/ (FORCE=1)
 tree:
@@ -82,6 +85,10 @@ check:
 ## mail: export every topic as a versioned posting under mail/
 mail:
 	@$(S)/mail
+
+## trailers TOPIC=<t> MBOX=<file>: add the review trailers of the replies, export
+trailers:
+	@$(S)/trailers
 
 ## pull-request TOPIC=<t> URL=<repo>: print the request-pull text
 pull-request:

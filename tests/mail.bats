@@ -341,3 +341,81 @@ patch_ids() {
 	TOPIC=c run -1 stage pull-request
 	[[ "$output" == *"set URL=<repo>"* ]]
 }
+
+# reply TO SUBJECT BODY [MESSAGE-ID]: one mbox message answering TO (a
+# Message-ID, or empty for none), from Zoë.
+reply() {
+	printf 'From zoe@fs.example.org Mon Jan  1 00:00:00 2024\n'
+	printf 'From: Zoe Review <zoe@fs.example.org>\nSubject: Re: %s\n' "$2"
+	printf 'Message-ID: <%s@fs.example.org>\n' "${4:-r$RANDOM$RANDOM}"
+	[ -z "$1" ] || printf 'In-Reply-To: %s\nReferences: %s\n' "$1" "$1"
+	printf 'Date: Mon, 1 Jan 2024 00:00:00 +0000\n\n%b\n\n' "$3"
+}
+
+# msgid FILE: the Message-ID of a posted mail.
+msgid() {
+	header "$1" Message-ID
+}
+
+@test "make trailers: replies to the cover and to one patch, once each, after the Signed-off-by" {
+	v=$P/mail/a/v1
+	{
+		reply "$(msgid "$v/0000-cover-letter.patch")" "[PATCH 0/2]" \
+			'> This series does a things.\n\nAcked-by: Sam Sec <sam@sec.example.org>'
+		reply "$(msgid "$v/0002-fs-int-a_two.patch")" "[PATCH 2/2]" \
+			'> Signed-off-by: Quoted Person <q@example.org>\n\nReviewed-by: Zoe Review <zoe@fs.example.org>\nTested-by: Zoe Review <zoe@fs.example.org>\nAcked-by: Sam Sec <sam@sec.example.org>'
+		reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" 'Reviewed-by: zoe'
+		reply "<unrelated@example.org>" "something else" 'Acked-by: Nobody <no@example.org>'
+	} >"$BATS_TEST_TMPDIR/replies.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	[[ $output == *"0001-fs-int-a_one.patch"*"Acked-by: Sam Sec <sam@sec.example.org>"* ]]
+	[[ $output == *"malformed trailer 'Reviewed-by: zoe'"*"not applied"* ]]
+	[[ $output == *"from Zoe Review <zoe@fs.example.org> answers no posting of this topic: skipped"* ]]
+	[[ $output == *"<== export done"* ]]
+	git -C "$KTREE" log -1 --format=%B a~1 | grep -v '^$' | tail -n2 >"$BATS_TEST_TMPDIR/one"
+	diff -u - "$BATS_TEST_TMPDIR/one" <<-EOT
+	Signed-off-by: Ann Author <ann@example.org>
+	Acked-by: Sam Sec <sam@sec.example.org>
+	EOT
+	git -C "$KTREE" log -1 --format=%B a | grep -v '^$' | tail -n4 >"$BATS_TEST_TMPDIR/two"
+	diff -u - "$BATS_TEST_TMPDIR/two" <<-EOT
+	Signed-off-by: Ann Author <ann@example.org>
+	Acked-by: Sam Sec <sam@sec.example.org>
+	Reviewed-by: Zoe Review <zoe@fs.example.org>
+	Tested-by: Zoe Review <zoe@fs.example.org>
+	EOT
+	grep -qx 'Reviewed-by: Zoe Review <zoe@fs.example.org>' "$P"/series/a/0002-*.patch
+	! grep -q 'Quoted Person\|Nobody' "$P"/series/a/*.patch || false
+	# The dependents followed; the tree is that of the lock.
+	[ "$(git -C "$KTREE" rev-parse for-next)" = "$(awk '$2 == "refs/heads/for-next" { print $1 }' "$P/series/lock")" ]
+	# A second run adds nothing.
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	[ "$(git -C "$KTREE" log -1 --format=%B a | grep -c '^Acked-by: Sam Sec')" = 1 ]
+}
+
+@test "make trailers: a reply to an older version is skipped, a quoted diff still matches" {
+	git config -f "$P/topic-branches/a.conf" topic.version 2
+	printf '\nChanges in v2:\n- nothing but the version\n' >>"$P/topic-branches/a.cover"
+	TOPIC=a run -0 stage mail
+	{
+		reply "$(msgid "$P/mail/a/v1/0001-fs-int-a_one.patch")" "[PATCH 1/2]" \
+			'Reviewed-by: Zoe Review <zoe@fs.example.org>'
+		reply "" "[PATCH v2 2/2] fs: int a_two;" \
+			"$(sed -n '/^diff --git/,$p' "$P/mail/a/v2/v2-0002-fs-int-a_two.patch" | sed 's/^/> /')\n\nTested-by: Zoe Review <zoe@fs.example.org>"
+	} >"$BATS_TEST_TMPDIR/replies.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	[[ $output == *"answers v1 (0001-fs-int-a_one.patch), not the current v2: skipped"* ]]
+	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Tested-by: Zoe Review <zoe@fs.example.org>'
+	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q '^Reviewed-by' || false
+}
+
+@test "make trailers: bad input is one line naming it" {
+	TOPIC=nope MBOX=/dev/null run -1 stage trailers
+	[[ $output == *"TOPIC=nope: no topic-branches/nope.conf"* ]]
+	TOPIC=a run -1 stage trailers
+	[[ $output == *"set MBOX=<file>"* ]]
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/none run -1 stage trailers
+	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/none: no such file or maildir"* ]]
+	TOPIC=e MBOX=/dev/null run -1 stage trailers
+	[[ $output == *"mail/e/v1 does not exist"* ]]
+}

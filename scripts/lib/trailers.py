@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Review trailers from replies to a posting, for scripts/trailers.
+
+Usage: trailers.py TOPIC_DIR VERSION MAILBOX
+
+TOPIC_DIR is mail/<topic>/, holding one folder a posted version (v1, v2,
+...); VERSION the current one; MAILBOX an mbox file or a maildir of
+replies.  A reply is matched to the mail it answers by In-Reply-To, then
+References (nearest first), against the Message-IDs of the posted mails;
+failing that, by the patch-id of a diff it quotes.  A reply to the cover
+letter counts for every patch of the series.
+
+Prints one line a trailer to add, tab-separated: the posted patch file
+(relative to TOPIC_DIR/vVERSION), the trailer, the replier, the reply's
+Message-ID.  What is not applied (replies to another version, replies to
+no mail of the topic, malformed trailers) goes to stderr, one line each.
+"""
+
+import email
+import email.parser
+import email.policy
+import email.utils
+import mailbox
+import os
+import re
+import subprocess
+import sys
+
+TAGS = ("Reviewed-by", "Acked-by", "Tested-by", "Reported-by")
+TRAILER_RE = re.compile(r"^(%s):(.*)$" % "|".join(TAGS), re.I)
+# "Name <addr@domain>", the form the kernel's tags take.
+VALUE_RE = re.compile(r"^[^<>@\s][^<>@]*<[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$")
+MSGID_RE = re.compile(r"<[^<>\s]+>")
+
+
+def note(msg):
+    print("trailers: " + msg, file=sys.stderr)
+
+
+def posted(topic_dir):
+    """{Message-ID: (version, file)} of every posted mail, and the files of
+    each version, cover letter first."""
+    ids, files = {}, {}
+    parser = email.parser.BytesHeaderParser(policy=email.policy.compat32)
+    for v in sorted(os.listdir(topic_dir)):
+        m = re.fullmatch(r"v([1-9][0-9]*)", v)
+        if not m:
+            continue
+        names = sorted(f for f in os.listdir(os.path.join(topic_dir, v))
+                       if f.endswith(".patch"))
+        files[int(m.group(1))] = names
+        for f in names:
+            with open(os.path.join(topic_dir, v, f), "rb") as fp:
+                mid = parser.parse(fp).get("Message-ID", "").strip()
+            if mid:
+                ids[mid] = (int(m.group(1)), f)
+    return ids, files
+
+
+def patch_id(text):
+    """git's stable patch-id of the diff in TEXT, or None."""
+    out = subprocess.run(["git", "patch-id", "--stable"], input=text.encode(),
+                         stdout=subprocess.PIPE, check=False).stdout.decode()
+    return out.split()[0] if out.strip() else None
+
+
+def body_text(msg):
+    """The reply's first text/plain part, as text."""
+    part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
+    if part is None:
+        return ""
+    try:
+        return part.get_content()
+    except (LookupError, KeyError):
+        return part.get_payload(decode=True).decode("utf-8", "replace")
+
+
+def quoted_diff(body):
+    """The diff a reply quotes, unquoted, or None."""
+    lines = [re.sub(r"^> ?", "", l) for l in body.splitlines()
+             if l.startswith(">")]
+    for i, l in enumerate(lines):
+        if l.startswith("diff --git "):
+            return "\n".join(lines[i:]) + "\n"
+    return None
+
+
+def main(topic_dir, version, box):
+    version = int(version)
+    ids, files = posted(topic_dir)
+    if version not in files:
+        sys.exit("trailers: %s/v%d does not exist: run make mail first"
+                 % (topic_dir, version))
+    cur = files[version]
+    cover = [f for f in cur if f.endswith("-cover-letter.patch")]
+    patches = [f for f in cur if f not in cover]
+    ids_by_patch = {}
+    for f in patches:
+        with open(os.path.join(topic_dir, "v%d" % version, f), "rb") as fp:
+            pid = patch_id(fp.read().decode("utf-8", "replace"))
+        if pid:
+            ids_by_patch[pid] = f
+    if os.path.isdir(box):
+        mbox = mailbox.Maildir(box, factory=None, create=False)
+    elif os.path.isfile(box):
+        mbox = mailbox.mbox(box, factory=None, create=False)
+    else:
+        sys.exit("trailers: MBOX=%s: no such mbox file or maildir" % box)
+    seen = set()
+    for key in mbox.keys():
+        raw = mbox.get_bytes(key)
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        mid = str(msg.get("Message-ID", "?")).strip()
+        who = str(msg.get("From", "?")).strip()
+        refs = MSGID_RE.findall(str(msg.get("In-Reply-To", "")))
+        refs += reversed(MSGID_RE.findall(str(msg.get("References", ""))))
+        target = next((ids[r] for r in refs if r in ids), None)
+        body = body_text(msg)
+        if target is None:
+            diff = quoted_diff(body)
+            pid = patch_id(diff) if diff else None
+            if pid in ids_by_patch:
+                target = (version, ids_by_patch[pid])
+        if target is None:
+            note("%s from %s answers no posting of this topic: skipped"
+                 % (mid, who))
+            continue
+        v, f = target
+        if v != version:
+            note("%s from %s answers v%d (%s), not the current v%d: skipped"
+                 % (mid, who, v, f, version))
+            continue
+        to = patches if f in cover else [f]
+        for line in body.splitlines():
+            m = TRAILER_RE.match(line.strip())
+            if not m:
+                continue
+            tag = next(t for t in TAGS if t.lower() == m.group(1).lower())
+            value = " ".join(m.group(2).split())
+            if not VALUE_RE.match(value):
+                note("%s from %s: malformed trailer '%s' (want '%s: Name "
+                     "<address>'): not applied" % (mid, who, line.strip(), tag))
+                continue
+            for p in to:
+                if (p, tag, value.lower()) in seen:
+                    continue
+                seen.add((p, tag, value.lower()))
+                print("%s\t%s: %s\t%s\t%s" % (p, tag, value, who, mid))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__.strip().splitlines()[2])
+    main(*sys.argv[1:])
