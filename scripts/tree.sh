@@ -182,6 +182,88 @@ merge_heads() {
 	printf '%s\n' "$msg" | kgit commit-tree "$tree" -p "$a" -p "$b"
 }
 
+# merge_trees A B: git merge-tree of A and B.  Sets MERGED to the tree and
+# CONFLICTED to the files in conflict (none when it is clean).  In those the
+# conflict markers' labels are made plain ("<<<<<<<" and ">>>>>>>" alone),
+# so the tree does not depend on the ids merged.
+merge_trees() {
+	local out f blob ri=$SCRATCH/index.resolve
+	CONFLICTED=()
+	if out=$(kgit merge-tree --write-tree --name-only "$1" "$2"); then
+		MERGED=$out
+		return 0
+	fi
+	MERGED=$(head -n1 <<<"$out")
+	mapfile -t CONFLICTED < <(sed -n '2,/^$/p' <<<"$out" | grep .)
+	mkdir -p "$SCRATCH"
+	GIT_INDEX_FILE=$ri kgit read-tree "$MERGED"
+	for f in "${CONFLICTED[@]}"; do
+		blob=$(kgit cat-file blob "$MERGED:$f" |
+			sed -E 's/^(<<<<<<<|>>>>>>>) .*/\1/' | kgit hash-object -w --stdin)
+		GIT_INDEX_FILE=$ri kgit update-index --cacheinfo \
+			"$(kgit ls-tree "$MERGED" -- "$f" | cut -d' ' -f1),$blob,$f"
+	done
+	MERGED=$(GIT_INDEX_FILE=$ri kgit write-tree)
+	rm -f "$ri"
+}
+
+# conflicting_topics HEAD TOPIC [FROM TO]...: those of the TOPIC FROM TO
+# triples whose own change (FROM..TO) does not apply on HEAD's files: the
+# topics a merge of HEAD conflicts with.
+conflicting_topics() {
+	local head=$1 ri=$SCRATCH/index.check
+	shift
+	while [ $# -ge 3 ]; do
+		GIT_INDEX_FILE=$ri kgit read-tree "$head"
+		kgit diff --binary "$2" "$3" | GIT_INDEX_FILE=$ri kgit apply --cached --check 2>/dev/null ||
+			echo "$1"
+		shift 3
+	done
+	rm -f "$ri"
+}
+
+# merged_before TOPIC: "TOPIC START HEAD" of each topic merged into
+# for-next before TOPIC, as generate made them.
+merged_before() {
+	local o
+	for o in "${ORDER[@]}"; do
+		[ "$o" != "$1" ] || break
+		printf '%s %s %s\n' "$o" "${START_OF[$o]}" "${HEAD_OF[$o]}"
+	done
+}
+
+# merge_for_next CUR TOPIC: CUR with TOPIC's head merged, the next step of
+# for-next; prints the merge.  Topics that do not depend on each other may
+# conflict there: the user's resolution, recorded by make export as
+# series/merges/TOPIC.resolution (a diff from the conflicted files to the
+# resolved ones), is applied to the conflicted tree.
+merge_for_next() {
+	local cur=$1 t=$2 head=${HEAD_OF[$2]} msg="Merge topic '$2' into for-next"
+	local tree res=$SERIES/merges/$2.resolution ri=$SCRATCH/index.resolve with
+	if kgit merge-base --is-ancestor "$head" "$cur"; then
+		echo "$cur"
+		return
+	fi
+	merge_trees "$cur" "$head"
+	tree=$MERGED
+	if [ ${#CONFLICTED[@]} -gt 0 ]; then
+		# shellcheck disable=SC2046 # triples of words
+		with=$(conflicting_topics "$head" $(merged_before "$t") | paste -sd' ')
+		if [ ! -f "$res" ]; then
+			warn "for-next: merging topic '$t' conflicts with ${with:-the topics before it} in ${CONFLICTED[*]}; nothing moved"
+			warn "resolve it once: git -C $KTREE checkout -q --detach $cur && git -C $KTREE merge --no-ff -m \"$msg\" $head"
+			die "then git -C $KTREE add -f <files> && git -C $KTREE commit --no-edit && make export (records it as series/merges/$t.resolution)"
+		fi
+		echo "$t" >>"$SCRATCH/resolutions.used"
+		GIT_INDEX_FILE=$ri kgit read-tree "$tree"
+		GIT_INDEX_FILE=$ri kgit apply --cached "$res" 2>"$SCRATCH/resolve.err" ||
+			die "for-next: series/merges/$t.resolution no longer resolves the merge of '$t' with ${with:-the topics before it} ($(head -n1 "$SCRATCH/resolve.err")): resolve it again as the error of a merge without it says (move the file away and run make tree)"
+		tree=$(GIT_INDEX_FILE=$ri kgit write-tree)
+		rm -f "$ri"
+	fi
+	printf '%s\n' "$msg" | kgit commit-tree "$tree" -p "$cur" -p "$head"
+}
+
 # topic_start TOPIC: where TOPIC starts; prints the commit.
 topic_start() {
 	local t=$1 d deps start
@@ -297,7 +379,7 @@ generate() {
 	done
 	cur=${HEAD_OF[base]}
 	for t in "${ORDER[@]}"; do
-		cur=$(merge_heads "$cur" "${HEAD_OF[$t]}" "Merge topic '$t' into for-next" always)
+		cur=$(merge_for_next "$cur" "$t")
 	done
 	HEAD_OF[for-next]=$cur
 	[ "$WORK" = "$KTREE" ] || rm -f "$SCRATCH/busy"
@@ -390,6 +472,11 @@ needs_restack() {
 	return 1
 }
 
+# restack_pending: a make restack stopped on a conflict the user resolves.
+restack_pending() {
+	grep -q '^current ' "$SCRATCH/restack" 2>/dev/null
+}
+
 # busy: an am, rebase, merge or cherry-pick is under way in $KTREE.
 busy() {
 	local g
@@ -426,7 +513,7 @@ check_safe() {
 	[ -d "$KTREE/.git" ] || return 0
 	finish_checkout
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
-	[ ! -f "$SCRATCH/restack" ] ||
+	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
 	busy && die "$KTREE: a git am, rebase or merge is in progress: finish or abort it first"
 	dirty=$(kgit status --porcelain | head -n1)

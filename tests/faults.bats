@@ -328,17 +328,35 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 
 @test "export interrupted writes all of series/ or none of it" {
 	locked
-	commit_on a fs/xattr.c 9 'int a_three;'
+	# c: no topic builds on it, so no restack comes first.
+	commit_on c fs/xattr.c 38 'int c_two;'
 	git -C "$KTREE" checkout -q for-next
 	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
 	interrupt KILL "merge-tree" export
 	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
 	interrupt KILL "update-ref --stdin" export
-	[ -f "$P/series/a/0002-fs-int-a_three.patch" ]
-	grep -qx 0002-fs-int-a_three.patch "$P/series/a/series"
+	[ -f "$P/series/c/0002-fs-int-c_two.patch" ]
+	grep -qx 0002-fs-int-c_two.patch "$P/series/c/series"
 	run -0 stage export
 	at_lock
 	run -0 stage tree
+}
+
+@test "a restack interrupted before any conflict starts again, nothing moved" {
+	locked
+	git -C "$KTREE" checkout -q a
+	sed -i '28s/.*/int a_context;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+	heads=$(git -C "$KTREE" for-each-ref refs/heads refs/starts)
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	for step in "am -q" "update-ref --stdin"; do
+		interrupt KILL "$step" export
+		diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+		[ "$(git -C "$KTREE" for-each-ref refs/heads refs/starts)" = "$heads" ]
+	done
+	run -0 stage export
+	[[ $output == *"c: 1 commits restacked"* ]]
+	at_lock
 }
 
 @test "tree, export and lock work from a path with a space" {

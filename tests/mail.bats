@@ -419,3 +419,48 @@ msgid() {
 	TOPIC=e MBOX=/dev/null run -1 stage trailers
 	[[ $output == *"mail/e/v1 does not exist"* ]]
 }
+
+@test "a for-next conflict is resolved once, replayed anywhere, and named in both covers" {
+	# e does not depend on a, but changes the line a changes.
+	commit_on e fs/xattr.c 5 'int e_one;'
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"for-next: merging topic 'e' conflicts with a in fs/xattr.c; nothing moved"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	# Do as it says.
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	grep -q '^<<<<<<<' "$KTREE/fs/xattr.c"
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	run -0 stage export
+	[[ $output == *"recorded the resolution of e as series/merges/e.resolution"* ]]
+	r=$P/series/merges/e.resolution
+	[ "$(head -n1 "$r")" = "# for-next: the merge of topic 'e' conflicts with a in: fs/xattr.c" ]
+	grep -qx '+int e_one;' "$r" && grep -qx -- '-<<<<<<<' "$r"
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = for-next ]
+	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int e_one;'
+	# From scratch elsewhere: the same for-next.
+	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
+	[ "$(git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+	# Both covers say so.
+	TOPIC=e run -0 stage mail
+	grep -A1 -x 'This series conflicts with the a series in fs/xattr.c when both are' "$P/mail/e/v1/0000-cover-letter.patch"
+	git config -f "$P/topic-branches/a.conf" topic.version 2
+	printf '\nChanges in v2:\n- say that e conflicts with it\n' >>"$P/topic-branches/a.cover"
+	TOPIC=a run -0 stage mail
+	grep -qx 'The e series conflicts with this one in fs/xattr.c when both are' "$P/mail/a/v2/v2-0000-cover-letter.patch"
+	bare=$BATS_TEST_TMPDIR/bare.git
+	git init -q --bare "$bare"
+	git -C "$KTREE" push -q "$bare" refs/heads/e:refs/heads/e
+	TOPIC=e URL=$bare run -0 --separate-stderr stage pull-request
+	[[ "$output" == *"This series conflicts with the a series in fs/xattr.c when both are"* ]]
+	# A clean merge again drops the resolution.
+	git -C "$KTREE" checkout -q e
+	git -C "$KTREE" reset -q --hard refs/starts/e
+	commit_on e fs/xattr.c 20 'int e_one;'
+	run -0 stage export
+	[[ $output == *"the merge of e is clean now: dropped series/merges/e.resolution"* ]]
+	[ ! -e "$P/series/merges" ]
+}

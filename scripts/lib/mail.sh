@@ -69,3 +69,24 @@ mail_need_topic() {
 mail_count() {
 	kgit rev-list --count "refs/starts/$1..refs/heads/$1"
 }
+
+# merge_notes TOPIC: a sentence for each for-next merge conflict recorded in
+# series/merges/ that TOPIC is part of, naming the other topics and the
+# files, for the cover letter and the pull request.
+merge_notes() {
+	local t=$1 f line merged with files
+	for f in "$SERIES"/merges/*.resolution; do
+		[ -e "$f" ] || continue
+		line=$(head -n1 "$f")
+		[[ $line =~ ^\#\ for-next:\ the\ merge\ of\ topic\ \'([^\']+)\'\ conflicts\ with\ (.*)\ in:\ (.*)$ ]] ||
+			die "${f#"$PROJECT"/}: the first line does not say which merge it resolves: record it again with make export"
+		merged=${BASH_REMATCH[1]} with=${BASH_REMATCH[2]} files=${BASH_REMATCH[3]}
+		if [ "$t" = "$merged" ]; then
+			printf 'This series conflicts with the %s series in %s when both are merged; for-next carries a resolution (%s).\n' \
+				"$with" "$files" "${f#"$PROJECT"/}"
+		elif in_list "$t" $with; then
+			printf 'The %s series conflicts with this one in %s when both are merged; for-next carries a resolution (%s).\n' \
+				"$merged" "$files" "${f#"$PROJECT"/}"
+		fi
+	done
+}
