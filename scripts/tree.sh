@@ -417,7 +417,8 @@ write_lock() {
 }
 
 # first_difference TOPIC: the first of TOPIC's patches whose commit differs
-# from the one its branch has now; prints "PATCH: NEW, branch has OLD".
+# from the one its branch has now; prints "series/TOPIC/PATCH gives NEW, the
+# branch has OLD".
 first_difference() {
 	local t=$1 patches new old i
 	mapfile -t patches < <(topic_patches "$t")
@@ -526,6 +527,9 @@ check_safe() {
 	if [ "${FORCE:-0}" != 1 ]; then
 		[ -z "$dirty" ] ||
 			die "$KTREE has uncommitted changes ('$dirty'): commit them on a topic branch and run 'make export', or FORCE=1"
+		case ${moved[0]} in
+		base | for-next) die "branch '${moved[0]}' in $KTREE has commits of its own, but make tree makes it: move them onto their topic (make export prints how), or FORCE=1 to save them under refs/backup/" ;;
+		esac
 		die "branch '${moved[0]}' in $KTREE has commits not exported to series/: run 'make export', or FORCE=1 to save them under refs/backup/"
 	fi
 	stamp=$(date -u +%Y%m%d-%H%M%S)
