@@ -177,7 +177,7 @@ topic_deps() {
 topic_patches() {
 	local s=$SERIES/$1/series
 	[ -f "$s" ] || return 0
-	sed -e 's/#.*//' "$s" | awk 'NF { print $1 }'
+	sed -e 's/\r$//' -e 's/#.*//' "$s" | awk 'NF { print $1 }'
 }
 
 # The keys a topic conf may hold (topic-branches/*.conf says what each is).
@@ -186,13 +186,23 @@ TOPIC_KEYS=(topic.depends topic.version topic.prefix topic.change-id
 
 # check_topic_conf FILE: git can read FILE and it holds only TOPIC_KEYS.
 check_topic_conf() {
-	local f=$1 rel=${1#"$PROJECT"/} out k
+	local f=$1 rel=${1#"$PROJECT"/} out k t d
+	t=${f##*/}
+	t=${t%.conf}
+	case $t in
+	base | for-next | HEAD | *[!A-Za-z0-9._-]* | [.-]* | *.lock | *..*)
+		die "$rel: '$t' cannot name a topic (base, for-next and HEAD are taken; letters, digits, '.', '_' and '-' only)" ;;
+	esac
 	out=$(git config -f "$f" --name-only --list 2>&1) ||
 		die "$rel: $(head -n1 <<<"$out" | sed 's/^fatal: //')"
 	while read -r k; do
 		[ -z "$k" ] || in_list "$k" "${TOPIC_KEYS[@]}" ||
 			die "$rel: unknown key '$k' (known: ${TOPIC_KEYS[*]})"
 	done <<<"$out"
+	while IFS= read -r d; do
+		[[ $d =~ ^[A-Za-z0-9._-]+$ ]] ||
+			die "$rel: 'depends = $d' must name one topic (repeat the line for several)"
+	done < <(git config -f "$f" --get-all topic.depends || true)
 }
 
 # topics: every topic, dependencies first, ties broken by name.  A conf git

@@ -288,6 +288,8 @@ apply_topic() {
 	for p in "${patches[@]}"; do
 		[ -f "$SERIES/$t/$p" ] || die "series/$t/series: $p does not exist"
 	done
+	p=$(printf '%s\n' "${patches[@]}" | sort | uniq -d | head -n1)
+	[ -z "$p" ] || die "series/$t/series lists $p twice"
 	wgit checkout -q -f --detach "$start"
 	if [ -n "${REPIN_TABLE:-}" ]; then
 		repin_topic "$t" "${patches[@]}"
@@ -505,6 +507,38 @@ finish_checkout() {
 	rm -f "$NOTE"
 }
 
+# in_the_way FROM TO: a file in $KTREE's work tree that TO adds over FROM
+# and git does not track (Debian's .gitignore hides them all): moving the
+# checkout from FROM to TO would overwrite it.  Prints the first.
+in_the_way() {
+	local p
+	while IFS= read -r p; do
+		if [ -e "$KTREE/$p" ] || [ -L "$KTREE/$p" ]; then
+			echo "$p"
+			return
+		fi
+	done < <(kgit diff --name-only --no-renames --diff-filter=A "$1" "$2")
+}
+
+# drop_stale_restack: a make restack that was interrupted before it handed
+# a conflict over (or after its refs moved) left its state behind: put the
+# checkout back on the branch it was on, and drop the state.
+drop_stale_restack() {
+	local b
+	[ -f "$SCRATCH/restack" ] && ! restack_pending || return 0
+	b=$(awk '$1 == "branch" { print $2 }' "$SCRATCH/restack")
+	if [ -n "$b" ] && ! kgit symbolic-ref -q HEAD >/dev/null && ! busy &&
+	   [ -z "$(kgit status --porcelain | head -n1)" ]; then
+		if [ -n "$(in_the_way HEAD "refs/heads/$b")" ]; then
+			warn "an interrupted make restack left HEAD detached; check out '$b' yourself ($(in_the_way HEAD "refs/heads/$b") is in the way)"
+		else
+			kgit checkout -q "$b"
+			warn "back on branch '$b', where an interrupted make restack had left HEAD detached"
+		fi
+	fi
+	rm -f "$SCRATCH/restack"
+}
+
 # check_safe: refuse to rewrite $KTREE when that would lose work: uncommitted
 # changes, or a generated branch that moved past what series/ gave it.
 # With FORCE=1 the old heads go to refs/backup/<date>/ and the changes to
@@ -513,6 +547,7 @@ check_safe() {
 	local b head rec dirty stamp moved=()
 	[ -d "$KTREE/.git" ] || return 0
 	finish_checkout
+	drop_stale_restack
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
@@ -527,6 +562,8 @@ check_safe() {
 	if [ "${FORCE:-0}" != 1 ]; then
 		[ -z "$dirty" ] ||
 			die "$KTREE has uncommitted changes ('$dirty'): commit them on a topic branch and run 'make export', or FORCE=1"
+		kgit rev-parse -q --verify "refs/starts/${moved[0]}" >/dev/null ||
+			die "branch '${moved[0]}' in $KTREE was not made by make tree (it has no refs/starts/${moved[0]}): rename it (git -C $KTREE branch -m ${moved[0]} ${moved[0]}-draft), run make tree, then cherry-pick its commits onto '${moved[0]}'"
 		case ${moved[0]} in
 		base | for-next) die "branch '${moved[0]}' in $KTREE has commits of its own, but make tree makes it: move them onto their topic (make export prints how), or FORCE=1 to save them under refs/backup/" ;;
 		esac
@@ -561,7 +598,7 @@ snapshot_refs() {
 # transaction that fails when any of them moved since snapshot_refs; then
 # bring the user's checkout along when its branch now has another tree.
 update_refs() {
-	local b ref new old cur from=
+	local b ref new old cur from='' way
 	mkdir -p "$SCRATCH"
 	# The user's checked-out branch, when it moves to another tree.
 	cur=$(kgit symbolic-ref -q --short HEAD || true)
@@ -569,6 +606,11 @@ update_refs() {
 		from=${OLD_REF[refs/heads/$cur]}
 		[ "$(kgit rev-parse "$from^{tree}")" != "$(kgit rev-parse "${HEAD_OF[$cur]}^{tree}")" ] ||
 			from=
+	fi
+	if [ -n "$from" ]; then
+		way=$(in_the_way "$from" "${HEAD_OF[$cur]}")
+		[ -z "$way" ] ||
+			die "$KTREE/$way is not tracked (Debian's .gitignore hides it) and '$cur' now adds it: move it away and run this again; nothing moved"
 	fi
 	{
 		echo start

@@ -375,3 +375,99 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -1 stage build
 	[[ $output == *"the kernel build cannot run under '$P/out' (Kbuild refuses spaces and colons in its paths): set OUT= and KTREE="* ]]
 }
+
+@test "a file the user keeps where a new series adds one stops make tree, kept" {
+	locked
+	k=$KTREE
+	KTREE=$BATS_TEST_TMPDIR/other/linux
+	stage tree >/dev/null
+	git -C "$KTREE" checkout -q a
+	echo 'int upstream;' >"$KTREE/fs/new.c"
+	git -C "$KTREE" add -f fs/new.c
+	git -C "$KTREE" commit -q -m "fs: new.c" -m "Adds a file." -m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	stage export >/dev/null
+	KTREE=$k
+	echo 'my precious work' >"$KTREE/fs/new.c"
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	state >"$BATS_TEST_TMPDIR/before"
+	run -1 stage tree
+	[[ $output == *"$KTREE/fs/new.c is not tracked"*"'for-next' now adds it: move it away"* ]]
+	[ "$(cat "$KTREE/fs/new.c")" = 'my precious work' ]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+	mv "$KTREE/fs/new.c" "$BATS_TEST_TMPDIR/mine.c"
+	run -0 stage tree
+	at_lock
+}
+
+@test "names make tree cannot use are errors naming the conf" {
+	for bad in base for-next HEAD x.lock 'sp ace' -x; do
+		rm -f "$P"/topic-branches/*.conf
+		topic "$bad"
+		run -1 stage tree
+		[[ $output == *"'$bad' cannot name a topic"* ]] || { echo "$bad: $output"; false; }
+	done
+	rm -f "$P"/topic-branches/*.conf
+	topic a
+	printf '[topic]\n\tdepends = a b\n' >"$P/topic-branches/c.conf"
+	run -1 stage tree
+	[[ $output == *"topic-branches/c.conf: 'depends = a b' must name one topic (repeat the line for several)"* ]]
+	printf '[topic]\n\tdepends =\n' >"$P/topic-branches/c.conf"
+	run -1 stage tree
+	[[ $output == *"'depends = ' must name one topic"* ]]
+}
+
+@test "a series file listing a patch twice, or with CRLF endings" {
+	locked
+	state >"$BATS_TEST_TMPDIR/before"
+	cp "$P/series/a/series" "$BATS_TEST_TMPDIR/a.series"
+	cat "$BATS_TEST_TMPDIR/a.series" "$BATS_TEST_TMPDIR/a.series" >"$P/series/a/series"
+	run -1 stage tree
+	[[ $output == *"series/a/series lists 0001-fs-int-a_one.patch twice"* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+	sed 's/$/\r/' "$BATS_TEST_TMPDIR/a.series" >"$P/series/a/series"
+	run -0 stage tree
+	at_lock
+}
+
+@test "a branch of the user's named like a new topic is named, not half exported" {
+	locked
+	git -C "$KTREE" checkout -q -b e base
+	commit_on e fs/xattr.c 3 'int e_draft;'
+	git -C "$KTREE" checkout -q for-next
+	topic e
+	run -1 stage tree
+	[[ $output == *"branch 'e' in $KTREE was not made by make tree (it has no refs/starts/e): rename it"* ]]
+	run -1 stage export
+	[[ $output == *"branch 'e' in $KTREE was not made by make tree"* ]]
+	[ ! -e "$P/.series.new" ]
+	git -C "$KTREE" branch -q -m e e-draft
+	run -0 stage export
+}
+
+@test "export with HEAD detached at for-next records nothing and works" {
+	locked
+	commit_on c fs/xattr.c 38 'int c_two;'
+	git -C "$KTREE" checkout -q --detach for-next
+	run -0 stage export
+	[ ! -e "$P/series/merges" ]
+	grep -qx 0002-fs-int-c_two.patch "$P/series/c/series"
+}
+
+@test "a restack killed at the end leaves the user on their branch" {
+	locked
+	git -C "$KTREE" checkout -q c
+	git -C "$KTREE" checkout -q a
+	sed -i '28s/.*/int a_context;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+	git -C "$KTREE" checkout -q c
+	for sig in INT KILL; do
+		interrupt "$sig" "update-ref --stdin" export
+		[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = c ]
+		[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	done
+	interrupt KILL "read-tree -m -u" export
+	run -0 stage export
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = c ]
+	grep -qx 'int a_context;' "$KTREE/fs/xattr.c"
+	at_lock
+}

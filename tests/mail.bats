@@ -464,3 +464,21 @@ msgid() {
 	[[ $output == *"the merge of e is clean now: dropped series/merges/e.resolution"* ]]
 	[ ! -e "$P/series/merges" ]
 }
+
+@test "make trailers: bare 8-bit UTF-8, a single saved message, a folder of them" {
+	v=$P/mail/a/v1
+	{
+		reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" 'Reviewed-by: Raü Wé <rau@example.org>' | tail -n +2
+	} >"$BATS_TEST_TMPDIR/one.eml"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/one.eml run -0 stage trailers
+	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Raü Wé <rau@example.org>'
+	grep -qx 'Reviewed-by: Raü Wé <rau@example.org>' "$P"/series/a/0001-*.patch
+	mkdir "$BATS_TEST_TMPDIR/saved"
+	reply "$(msgid "$v/0002-fs-int-a_two.patch")" "[PATCH 2/2]" 'Tested-by : Sam Sec <sam@sec.example.org>' |
+		tail -n +2 >"$BATS_TEST_TMPDIR/saved/1.eml"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/saved run -0 stage trailers
+	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Tested-by: Sam Sec <sam@sec.example.org>'
+	: >"$BATS_TEST_TMPDIR/empty.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/empty.mbox run -1 stage trailers
+	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/empty.mbox holds no messages"* ]]
+}

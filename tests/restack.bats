@@ -124,3 +124,18 @@ heads() {
 	grep -q '^+int a_context;' "$P"/series/a/0001-*.patch
 	run -0 stage tree
 }
+
+@test "after git am --abort or --skip, or another checkout, restack refuses to go on" {
+	amend_a 30 'int a_thirty;'
+	run -1 stage export
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	git -C "$KTREE" am --abort
+	run -1 stage restack
+	[[ $output == *"HEAD is not the 1 commits of 'c' on its new start"* ]]
+	git -C "$KTREE" checkout -q a
+	run -1 stage restack
+	[[ $output == *"HEAD is not the 1 commits of 'c'"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	ABORT=1 run -0 stage restack
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+}

@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 TAGS = ("Reviewed-by", "Acked-by", "Tested-by", "Reported-by")
-TRAILER_RE = re.compile(r"^(%s):(.*)$" % "|".join(TAGS), re.I)
+TRAILER_RE = re.compile(r"^(%s)\s*:(.*)$" % "|".join(TAGS), re.I)
 # "Name <addr@domain>", the form the kernel's tags take.
 VALUE_RE = re.compile(r"^[^<>@\s][^<>@]*<[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$")
 MSGID_RE = re.compile(r"<[^<>\s]+>")
@@ -66,14 +66,48 @@ def patch_id(text):
 
 
 def body_text(msg):
-    """The reply's first text/plain part, as text."""
+    """The reply's first text/plain part, as text.  Without a declared
+    charset, UTF-8 is tried first (mailers that send 8-bit text bare
+    mostly mean it), then Latin-1."""
     part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
     if part is None:
         return ""
+    if part.get_content_charset() is None:
+        raw = part.get_payload(decode=True) or b""
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
     try:
         return part.get_content()
     except (LookupError, KeyError):
         return part.get_payload(decode=True).decode("utf-8", "replace")
+
+
+def messages(box):
+    """The raw messages of BOX: an mbox file, a maildir, or a folder of
+    message files (one each, as a mailer saves them)."""
+    if os.path.isdir(box):
+        if all(os.path.isdir(os.path.join(box, d)) for d in ("cur", "new")):
+            md = mailbox.Maildir(box, factory=None, create=False)
+            return [md.get_bytes(k) for k in sorted(md.keys())]
+        out = []
+        for name in sorted(os.listdir(box)):
+            path = os.path.join(box, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    out.append(f.read())
+        return out
+    if not os.path.isfile(box):
+        sys.exit("trailers: MBOX=%s: no such mbox file or maildir" % box)
+    with open(box, "rb") as f:
+        head = f.read(5)
+    if head and head != b"From ":
+        # One message saved on its own (.eml), not an mbox.
+        with open(box, "rb") as f:
+            return [f.read()]
+    mb = mailbox.mbox(box, factory=None, create=False)
+    return [mb.get_bytes(k) for k in mb.keys()]
 
 
 def quoted_diff(body):
@@ -101,16 +135,15 @@ def main(topic_dir, version, box):
             pid = patch_id(fp.read().decode("utf-8", "replace"))
         if pid:
             ids_by_patch[pid] = f
-    if os.path.isdir(box):
-        mbox = mailbox.Maildir(box, factory=None, create=False)
-    elif os.path.isfile(box):
-        mbox = mailbox.mbox(box, factory=None, create=False)
-    else:
-        sys.exit("trailers: MBOX=%s: no such mbox file or maildir" % box)
+    raws = messages(box)
+    if not raws:
+        sys.exit("trailers: MBOX=%s holds no messages" % box)
     seen = set()
-    for key in mbox.keys():
-        raw = mbox.get_bytes(key)
+    for raw in raws:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
+        if not msg.get("Message-ID") and not msg.get("From"):
+            note("a message of %s has no headers (not a mail?): skipped" % box)
+            continue
         mid = str(msg.get("Message-ID", "?")).strip()
         who = str(msg.get("From", "?")).strip()
         refs = MSGID_RE.findall(str(msg.get("In-Reply-To", "")))
