@@ -40,12 +40,17 @@ setup() {
 	[ -z "$output" ]
 }
 
+# Commands a script runs only where it must, saying so when they are
+# missing: sudo (as_root, when not root).
+OPTIONAL="sudo"
+
 @test "every command the scripts and tests run is installed" {
 	run -0 fresh_run "$ROOT" /bin/bash -c '
 		cd /root/project
 		for c in $(python3 tests/lib/commands.py scripts ci tests .ci); do
+			case " $1 " in *" $c "*) continue ;; esac
 			command -v "$c" >/dev/null || echo "not installed: $c"
-		done'
+		done' - "$OPTIONAL"
 	printf '%s\n' "$output"
 	[ -z "$output" ]
 }

@@ -143,6 +143,8 @@ def shell_commands(text, found, where):
         code = re.sub(r"\b\w+\+?=\([^()]*\)", "a=x", code)
         if re.search(r"\b\w+\+?=\([^()]*$", code):
             code, array = re.sub(r"\b\w+\+?=\([^()]*$", "a=x", code), 1
+        # A [[ ... ]] test holds words and patterns, not commands.
+        code = re.sub(r"\[\[.*?\]\]", "true", code)
         if re.search(r"\bcase\b.*\bin\b", code):
             case += 1
             code = re.sub(r"\bcase\b.*?\bin\b", "", code)
@@ -158,6 +160,8 @@ def shell_commands(text, found, where):
                 if re.match(r"^[A-Za-z_]\w*(\[[^]]*\])?\+?=", w):
                     continue  # an assignment before the command
                 if w in WRAPPERS:
+                    found.add(w)  # itself a command, unless a builtin
+                    where.setdefault(w, lineno)
                     # Options of a wrapper come before its command.
                     while words and (words[0].startswith("-")
                                      or re.match(r"^\d+[smh]?$", words[0])
