@@ -188,13 +188,17 @@ merge_heads() {
 # so the tree does not depend on the ids merged.
 merge_trees() {
 	local out f blob ri=$SCRATCH/index.resolve
+	local rc=0
 	CONFLICTED=()
-	if out=$(kgit merge-tree --write-tree --name-only "$1" "$2"); then
-		MERGED=$out
-		return 0
-	fi
+	out=$(kgit merge-tree --write-tree --name-only "$1" "$2") || rc=$?
 	MERGED=$(head -n1 <<<"$out")
-	mapfile -t CONFLICTED < <(sed -n '2,/^$/p' <<<"$out" | grep .)
+	[[ $MERGED =~ ^[0-9a-f]{40}$ ]] && [ "$rc" -le 1 ] ||
+		die "git merge-tree of ${1:0:12} and ${2:0:12} failed: $out"
+	[ "$rc" -eq 1 ] || return 0
+	# Paths of a rename conflict may not be in the tree: not ours to edit.
+	while IFS= read -r f; do
+		[ -z "$f" ] || ! kgit cat-file -e "$MERGED:$f" 2>/dev/null || CONFLICTED+=("$f")
+	done < <(sed -n '2,/^$/p' <<<"$out")
 	mkdir -p "$SCRATCH"
 	GIT_INDEX_FILE=$ri kgit read-tree "$MERGED"
 	for f in "${CONFLICTED[@]}"; do
@@ -214,6 +218,11 @@ conflicting_topics() {
 	local head=$1 ri=$SCRATCH/index.check
 	shift
 	while [ $# -ge 3 ]; do
+		# Not the topics HEAD has already, nor those with no change.
+		if kgit merge-base --is-ancestor "$3" "$head" || [ "$2" = "$3" ]; then
+			shift 3
+			continue
+		fi
 		GIT_INDEX_FILE=$ri kgit read-tree "$head"
 		kgit diff --binary "$2" "$3" | GIT_INDEX_FILE=$ri kgit apply --cached --check 2>/dev/null ||
 			echo "$1"
@@ -249,6 +258,9 @@ merge_for_next() {
 	if [ ${#CONFLICTED[@]} -gt 0 ]; then
 		# shellcheck disable=SC2046 # triples of words
 		with=$(conflicting_topics "$head" $(merged_before "$t") | paste -sd' ')
+		if [ ! -f "$res" ] && [ -n "${NEW_TREE:-}" ]; then
+			die "for-next: merging topic '$t' conflicts with ${with:-the topics before it} in ${CONFLICTED[*]}, and series/merges/$t.resolution does not exist: this series/ cannot make for-next; it needs the resolution from whoever changed it"
+		fi
 		if [ ! -f "$res" ]; then
 			warn "for-next: merging topic '$t' conflicts with ${with:-the topics before it} in ${CONFLICTED[*]}; nothing moved"
 			warn "resolve it once: git -C $KTREE checkout -q --detach $cur && git -C $KTREE merge --no-ff -m \"$msg\" $head"
@@ -488,6 +500,18 @@ busy() {
 		[ -e "$g/MERGE_HEAD" ] || [ -e "$g/CHERRY_PICK_HEAD" ]
 }
 
+# half_moved OLD NEW: the first changed file of the work tree that is
+# neither OLD's nor NEW's version (a move from OLD to NEW leaves only those).
+half_moved() {
+	local p have o n
+	while IFS= read -r p; do
+		have=$( [ -e "$KTREE/$p" ] && kgit hash-object -- "$p" || echo none)
+		o=$(kgit rev-parse -q --verify "$1:$p" || echo none)
+		n=$(kgit rev-parse -q --verify "$2:$p" || echo none)
+		[ "$have" = "$o" ] || [ "$have" = "$n" ] || { echo "$p"; return; }
+	done < <(kgit status --porcelain --no-renames | cut -c4-)
+}
+
 # finish_checkout: an earlier run that was moving the user's checked-out
 # branch to a new tree was interrupted; finish it when every file that
 # differs from the branch is one that move was rewriting.
@@ -497,10 +521,9 @@ finish_checkout() {
 	read -r branch old new <"$NOTE"
 	if [ "$(kgit symbolic-ref -q HEAD)" = "refs/heads/$branch" ] &&
 	   [ "$(kgit rev-parse -q --verify "refs/heads/$branch")" = "$new" ]; then
-		stray=$(comm -23 <(kgit status --porcelain --no-renames | cut -c4- | sort -u) \
-			<(kgit diff --name-only "$old" "$new" | sort -u) | head -n1)
+		stray=$(half_moved "$old" "$new")
 		[ -z "$stray" ] ||
-			die "an interrupted make tree was moving branch '$branch' from ${old:0:12} to ${new:0:12}, and $stray has changed since: check 'git -C $KTREE status', then 'git -C $KTREE reset --keep $new' and remove $NOTE"
+			die "an interrupted make tree was moving branch '$branch' from ${old:0:12} to ${new:0:12}, and $stray is neither version: it was edited since; keep what you need of it, then 'git -C $KTREE checkout $new -- .' and remove $NOTE"
 		kgit read-tree --reset -u "$new"
 		warn "finished moving the checkout of '$branch' to ${new:0:12} (an earlier run was interrupted)"
 	fi
@@ -562,11 +585,11 @@ check_safe() {
 	if [ "${FORCE:-0}" != 1 ]; then
 		[ -z "$dirty" ] ||
 			die "$KTREE has uncommitted changes ('$dirty'): commit them on a topic branch and run 'make export', or FORCE=1"
-		kgit rev-parse -q --verify "refs/starts/${moved[0]}" >/dev/null ||
-			die "branch '${moved[0]}' in $KTREE was not made by make tree (it has no refs/starts/${moved[0]}): rename it (git -C $KTREE branch -m ${moved[0]} ${moved[0]}-draft), run make tree, then cherry-pick its commits onto '${moved[0]}'"
 		case ${moved[0]} in
 		base | for-next) die "branch '${moved[0]}' in $KTREE has commits of its own, but make tree makes it: move them onto their topic (make export prints how), or FORCE=1 to save them under refs/backup/" ;;
 		esac
+		kgit rev-parse -q --verify "refs/starts/${moved[0]}" >/dev/null ||
+			die "branch '${moved[0]}' in $KTREE was not made by make tree (it has no refs/starts/${moved[0]}): rename it (git -C $KTREE branch -m ${moved[0]} ${moved[0]}-draft), run make tree, then cherry-pick its commits onto '${moved[0]}'"
 		die "branch '${moved[0]}' in $KTREE has commits not exported to series/: run 'make export', or FORCE=1 to save them under refs/backup/"
 	fi
 	stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -631,6 +654,8 @@ update_refs() {
 		rm -f "$NOTE"
 		die "the refs of $KTREE changed while this ran, nothing moved: $(head -n1 "$SCRATCH/refs.err" | sed 's/^fatal: //'): run it again"
 	}
+	# shellcheck disable=SC2034 # read by the callers' exit handlers
+	REFS_MOVED=1
 	if [ -f "$NOTE" ]; then
 		read -r b old new <"$NOTE"
 		progress "updating the checkout of $b"

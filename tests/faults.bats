@@ -319,6 +319,8 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	commit_on for-next fs/xattr.c 12 'int on_for_next;'
 	id=$(git -C "$KTREE" rev-parse --short for-next)
 	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage tree
+	[[ $output != *"was not made by make tree"* ]]
 	run -1 stage export
 	[[ $output == *"for-next has commits of its own"*"$id fs: int on_for_next;"* ]]
 	[[ $output == *"git -C $KTREE cherry-pick $id && git -C $KTREE branch -f for-next refs/series/for-next && make export"* ]]
@@ -470,4 +472,11 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = c ]
 	grep -qx 'int a_context;' "$KTREE/fs/xattr.c"
 	at_lock
+}
+
+@test "a commit on for-next stops make tree with a message of its own" {
+	locked
+	commit_on for-next fs/xattr.c 12 'int on_for_next;'
+	run -1 stage tree
+	[[ $output == *"branch 'for-next' in $KTREE has commits of its own, but make tree makes it: move them onto their topic (make export prints how)"* ]]
 }

@@ -139,3 +139,12 @@ heads() {
 	ABORT=1 run -0 stage restack
 	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
 }
+
+@test "a new topic make tree has not made yet does not stop a restack" {
+	topic n a
+	amend_a 28 'int a_context;'
+	run -0 stage export
+	[[ $output == *"c: 1 commits restacked"* ]]
+	[ "$(git -C "$KTREE" rev-parse n)" = "$(git -C "$KTREE" rev-parse a)" ]
+	run -0 stage tree
+}
