@@ -482,3 +482,20 @@ msgid() {
 	TOPIC=a MBOX=$BATS_TEST_TMPDIR/empty.mbox run -1 stage trailers
 	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/empty.mbox holds no messages"* ]]
 }
+
+@test "make mail killed before a folder is in place leaves none; the next run writes it" {
+	rm -rf "$P/mail/b"
+	export FAULT_DIR=$BATS_TEST_TMPDIR/fault
+	mkdir -p "$FAULT_DIR"
+	FAULT_AT="mv $P/mail/b/.v1.new" PATH=$TOP/tests/fixtures/faults:$PATH \
+		"$TOP/tests/fixtures/faults/group" "$TOP/scripts/mail" >"$FAULT_DIR/out" 2>&1 3>&- &
+	pid=$!
+	while [ ! -e "$FAULT_DIR/reached" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+	[ -e "$FAULT_DIR/reached" ] || { cat "$FAULT_DIR/out"; false; }
+	kill -KILL -- "-$pid"
+	wait "$pid" || true
+	[ ! -e "$P/mail/b/v1" ]
+	run -0 stage mail
+	[[ $output == *"b: wrote mail/b/v1"* ]]
+	[ -z "$(git -C "$P" status --porcelain mail)" ]
+}
