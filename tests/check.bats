@@ -310,9 +310,10 @@ R() { # the results folder of patch N of TOPIC
 		"Change-Id: I0123456789abcdef" "$sob"
 	commit "yama: an LSM's own prefix" "" "This says why the change is needed and what it does." "" \
 		"Link: https://example.org/a/very/long/address/that/goes/on/and/on/past/seventy-five/columns" "$sob"
+	commit "security: the core's old prefix" "" "This says why the change is needed and what it does." "" "$sob"
 	git -C "$KTREE" checkout -q base
 	CHECKS_DIR=$TOP/ci/checks CHECKS=commit-msg run -1 "$TOP/scripts/check"
-	[ "${lines[-1]}" = "2 passed, 7 failed" ]
+	[ "${lines[-1]}" = "2 passed, 8 failed" ]
 	msgs() { cut -f3,4 "$(R a "$1")/commit-msg/findings"; }
 	[ ! -s "$(R a 1)/commit-msg/findings" ]
 	[ "$(msgs 2)" = "1	no Signed-off-by: line" ]
@@ -323,6 +324,7 @@ R() { # the results folder of patch N of TOPIC
 	[ "$(msgs 7)" = "3	local path in the commit message" ]
 	[ "$(msgs 8)" = "5	Change-Id: trailer (Gerrit's, not for the kernel)" ]
 	[ ! -s "$(R a 9)/commit-msg/findings" ]
+	[ "$(msgs 10)" = '1	subject prefix "security:": the LSM core'"'"'s is "lsm:", as in the LSM tree' ]
 }
 
 @test "findings.py: identity without line numbers, whitespace squeezed, set difference" {
