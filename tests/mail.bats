@@ -151,6 +151,55 @@ patch_ids() {
 	! grep -q '^Range-diff' "$c" || false
 }
 
+@test "every cover says above base-commit which package it is, from the pin" {
+	# The fixture pins linux-source-6.1 1.0-1, whose Makefile says 6.1.
+	want="base-commit is Debian's linux-source-6.1 1.0-1 (Linux 6.1):"
+	for c in "$P"/mail/{a,b,c,d}/v1/0000-cover-letter.patch; do
+		sed -n '/^base-commit: /q; p' "$c" | tail -n 3 >"$BATS_TEST_TMPDIR/note"
+		diff -u - "$BATS_TEST_TMPDIR/note" <<-EOT
+		$want
+		its source tarball, committed as is by \`make tree\` in this project.
+
+		EOT
+	done
+	# It follows the pin: a posted folder then differs, a new one says so.
+	git config -f "$P/series/base" package.version 1.0-2
+	run -1 stage mail
+	[[ "$output" == *"topic 'a': mail/a/v1/0000-cover-letter.patch differs from what the series gives now"* ]]
+	MAILDIR=$BATS_TEST_TMPDIR/mail2 run -0 stage mail
+	c=$BATS_TEST_TMPDIR/mail2/a/v1/0000-cover-letter.patch
+	grep -qx "base-commit is Debian's linux-source-6.1 1.0-2 (Linux 6.1):" "$c"
+	! grep -qxF "$want" "$c" || false
+	# A long package name and version wrap at 72 columns.
+	git config -f "$P/series/base" package.version 1.0-2+deb12u1~bpo11+1.really.a.long.one
+	git config -f "$P/series/base" package.name linux-source-6.1-with-a-longer-name
+	rm -rf "$BATS_TEST_TMPDIR/mail2"
+	TOPIC=a MAILDIR=$BATS_TEST_TMPDIR/mail2 run -0 stage mail
+	sed -n '/^base-commit is/,/^$/p' "$c" >"$BATS_TEST_TMPDIR/note"
+	[ "$(grep -c . "$BATS_TEST_TMPDIR/note")" = 3 ]
+	! awk 'length($0) > 72' "$BATS_TEST_TMPDIR/note" | grep . || false
+	grep -q '^1.0-2+deb12u1~bpo11+1.really.a.long.one (Linux 6.1):$' "$BATS_TEST_TMPDIR/note"
+}
+
+@test "the Linux version of the note is the base Makefile's kernelversion" {
+	k=$BATS_TEST_TMPDIR/k
+	git init -q -b base "$k"
+	version() {
+		printf '%b' "$1" >"$k/Makefile"
+		git -C "$k" add Makefile
+		git -C "$k" commit -q --allow-empty -m m
+		KTREE=$k bash -c '. "$1/scripts/lib.sh"; . "$1/scripts/lib/mail.sh"; base_linux' - "$TOP"
+	}
+	run -0 version '# SPDX\nVERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\nEXTRAVERSION =\nNAME = Curry Ramen\n'
+	[ "$output" = 6.1.192 ]
+	run -0 version 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION = -rc3\nSUBLEVEL = 9\n'
+	[ "$output" = 6.12.0-rc3 ]
+	run -0 version 'VERSION = 6\nPATCHLEVEL = 1\n'
+	[ "$output" = 6.1 ]
+	run -1 version 'PATCHLEVEL = 1\n'
+	[[ "$output" == *"no VERSION in the Makefile of branch base in $k"* ]]
+}
+
 @test "a dependent topic lists every patch it builds on, transitively" {
 	want=$( (patch_ids a; patch_ids b; patch_ids c) | sed 's/^/prerequisite-patch-id: /')
 	[ "$(grep -c . <<<"$want")" = 4 ]

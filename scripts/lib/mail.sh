@@ -70,21 +70,62 @@ mail_count() {
 	kgit rev-list --count "refs/starts/$1..refs/heads/$1"
 }
 
+# base_linux: the Linux version the base commit carries, as the kernel's
+# `make kernelversion` gives it from the Makefile's VERSION, PATCHLEVEL,
+# SUBLEVEL and EXTRAVERSION (series/base does not record it).
+base_linux() {
+	local v
+	v=$(kgit show refs/heads/base:Makefile 2>/dev/null | awk '
+		/^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)[ \t]*=/ {
+			k = $0; sub(/[ \t]*=.*/, "", k)
+			val = $0; sub(/^[^=]*=[ \t]*/, "", val); sub(/[ \t]+$/, "", val)
+			if (!(k in m)) m[k] = val
+		}
+		END {
+			if (m["VERSION"] == "") exit 1
+			v = m["VERSION"]
+			if (m["PATCHLEVEL"] != "") {
+				v = v "." m["PATCHLEVEL"]
+				if (m["SUBLEVEL"] != "") v = v "." m["SUBLEVEL"]
+			}
+			print v m["EXTRAVERSION"]
+		}') ||
+		die "no VERSION in the Makefile of branch base in $KTREE: cannot say which Linux the pin of series/base carries"
+	printf '%s\n' "$v"
+}
+
+# base_note: the paragraph that says what the cover letter's base-commit
+# is, for readers who cannot resolve it (it is our import, in no public
+# tree): the package and version pinned in series/base, the Linux version
+# in it, what made the commit.  Wrapped at 72 columns, as merge_notes.
+base_note() {
+	local pkg ver linux
+	pkg=$(pin package.name)
+	ver=$(pin package.version)
+	linux=$(base_linux)
+	{
+		printf "base-commit is Debian's %s %s (Linux %s):\n" "$pkg" "$ver" "$linux"
+		printf '%s\n' "its source tarball, committed as is by \`make tree\` in this project."
+	} | fold -s -w 72 | sed 's/ *$//'
+}
+
 # merge_notes TOPIC: a sentence for each for-next merge conflict recorded in
 # series/merges/ that TOPIC is part of, naming the other topics and the
 # files, for the cover letter and the pull request.
 merge_notes() {
 	local t=$1 f line merged with files
+	local -a others
 	for f in "$SERIES"/merges/*.resolution; do
 		[ -e "$f" ] || continue
 		line=$(head -n1 "$f")
 		[[ $line =~ ^\#\ for-next:\ the\ merge\ of\ topic\ \'([^\']+)\'\ conflicts\ with\ (.*)\ in:\ (.*)$ ]] ||
 			die "${f#"$PROJECT"/}: the first line does not say which merge it resolves: record it again with make export"
 		merged=${BASH_REMATCH[1]} with=${BASH_REMATCH[2]} files=${BASH_REMATCH[3]}
+		read -ra others <<<"$with"
 		if [ "$t" = "$merged" ]; then
 			printf 'This series conflicts with the %s series in %s when both are merged; for-next carries a resolution (%s).\n' \
 				"$with" "$files" "${f#"$PROJECT"/}"
-		elif in_list "$t" $with; then
+		elif in_list "$t" "${others[@]}"; then
 			printf 'The %s series conflicts with this one in %s when both are merged; for-next carries a resolution (%s).\n' \
 				"$merged" "$files" "${f#"$PROJECT"/}"
 		fi
