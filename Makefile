@@ -7,7 +7,7 @@ S := scripts
 
 .DEFAULT_GOAL := all
 .PHONY: all help deps tree export restack lock repin build boot check mail \
-	trailers pull-request send test clean
+	trailers pull-request send test clean clean-cache
 
 ## all: the whole pipeline on the pinned default (tree, build, boot, check, mail)
 all: tree build boot check mail
@@ -33,7 +33,7 @@ help:
 #=   TOPIC=t        check mail trailers send pull-request: only this topic
 #=   MBOX=file      trailers: the replies, an mbox file or a maildir
 #=   CHECKS="a b"   check: only these checks of ci/checks/
-#=   FRESH=1        check: run again what is cached
+#=   FRESH=1        check test: ignore what is cached
 #=   BASELINE=1     check: write coccinelle/baseline.txt instead
 #=   SERIES_DIR=dir SERIES_NAME= SERIES_BASE=   check: a folder of patches instead
 #=   MAILDIR=dir    mail send: where the postings are (mail)
@@ -102,6 +102,9 @@ send:
 test:
 	@$(S)/test
 
-## clean: remove out/ except the kernel tree (out/linux keeps your work)
+## clean: remove out/ except out/linux; clean-cache: empty ~/.cache/lsm-2007
 clean:
 	@$(S)/clean
+
+clean-cache:
+	@$(S)/clean-cache

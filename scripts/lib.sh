@@ -15,6 +15,9 @@ PROJECT=${PROJECT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 OUT=${OUT:-$PROJECT/out}
 KTREE=${KTREE:-$OUT/linux}
 SERIES=$PROJECT/series
+# What is worth keeping across clones lives outside them, keyed by its
+# inputs; nothing there is needed for correctness (make clean-cache).
+CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lsm-2007}
 TOPICS_DIR=$PROJECT/topic-branches
 V=${V:-0}
 

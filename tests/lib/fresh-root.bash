@@ -1,11 +1,24 @@
 # shellcheck shell=bash
 # A fresh minimal Debian 12 root for the tests that prove `make deps` and
 # `make test` need nothing but git and make: debootstrap's minbase plus those
-# two, cached as a tarball under out/fresh-root/ and unpacked anew for each
-# use.  Needs root (debootstrap, chroot, mount).
+# two, cached as a tarball and unpacked anew for each use.  Needs root
+# (debootstrap, chroot, mount).
+#
+# The cache is outside the clone, so that every clone on this machine
+# shares it (scripts/lib.sh's CACHE_DIR; `make clean-cache` empties it):
+#   fresh-root/<suite>-minbase-<key>.tar   the root; <key> hashes every input
+#   fresh-root/<suite>-minbase-<key>.key   those inputs, to explain a miss
+#   fresh-root/<suite>-minbase-<key>.sha256  checked before each use
+#   fresh-root/archives/                   the packages apt downloaded
+# apt checks each package it takes from archives/ against its index.
+# FRESH=1 ignores all of it: a new root and new downloads, in BATS_FILE_TMPDIR.
 
-FRESH_CACHE=${FRESH_CACHE:-$TOP/out/fresh-root}
 FRESH_SUITE=bookworm
+if [ "${FRESH:-0}" = 1 ]; then
+	FRESH_CACHE=${BATS_FILE_TMPDIR:?}/fresh-root-cache
+else
+	FRESH_CACHE=${FRESH_CACHE:-${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lsm-2007}/fresh-root}
+fi
 
 # fresh_mirror: the Debian mirror the host's apt uses for the suite.
 fresh_mirror() {
@@ -13,31 +26,46 @@ fresh_mirror() {
 		awk -v s="$FRESH_SUITE" '$2 == s && $1 !~ /security/ { print $1; exit }'
 }
 
-# fresh_image: the cached tarball, made when missing; prints its path.
-# It is written beside and renamed, so an interrupted run leaves none.
+# fresh_key MIRROR: the inputs the root is made from, one a line.
+fresh_key() {
+	printf 'suite %s\nvariant minbase\ninclude git,make\nmirror %s\ndebootstrap %s\n' \
+		"$FRESH_SUITE" "$1" "$(dpkg-query -W -f '${Version}' debootstrap 2>/dev/null || echo unknown)"
+}
+
+# fresh_image: the cached tarball for the current inputs, made when missing
+# or damaged (its sha256 differs); prints its path.  It is written beside
+# and renamed, so an interrupted run leaves none.
 fresh_image() {
-	local tar=$FRESH_CACHE/$FRESH_SUITE-minbase.tar dir mirror
-	if [ ! -f "$tar" ]; then
-		mirror=$(fresh_mirror)
-		[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-		mkdir -p "$FRESH_CACHE"
-		dir=$(mktemp -d "$FRESH_CACHE/build.XXXXXX")
-		debootstrap --variant=minbase --include=git,make "$FRESH_SUITE" \
-			"$dir/root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
-			cat "$dir/debootstrap.log" >&2
-			rm -rf "$dir"
-			return 1
-		}
-		rm -rf "$dir/root/var/cache/apt/archives/"*.deb
-		tar -C "$dir/root" -cf "$dir/root.tar" .
-		mv "$dir/root.tar" "$tar"
-		rm -rf "$dir"
+	local mirror key base dir
+	mirror=$(fresh_mirror)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	key=$(fresh_key "$mirror")
+	base=$FRESH_CACHE/$FRESH_SUITE-minbase-$(sha256sum <<<"$key" | cut -c1-16)
+	if [ -f "$base.tar" ] && [ -f "$base.sha256" ] &&
+		[ "$(sha256sum <"$base.tar" | cut -c1-64)" = "$(cat "$base.sha256")" ]; then
+		printf '%s\n' "$base.tar"
+		return
 	fi
-	printf '%s\n' "$tar"
+	mkdir -p "$FRESH_CACHE"
+	dir=$(mktemp -d "$FRESH_CACHE/build.XXXXXX")
+	debootstrap --variant=minbase --include=git,make "$FRESH_SUITE" \
+		"$dir/root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
+		cat "$dir/debootstrap.log" >&2
+		rm -rf "$dir"
+		return 1
+	}
+	rm -rf "$dir/root/var/cache/apt/archives/"*.deb
+	tar -C "$dir/root" -cf "$dir/root.tar" .
+	sha256sum <"$dir/root.tar" | cut -c1-64 >"$dir/root.sha256"
+	printf '%s\n' "$key" >"$base.key"
+	mv "$dir/root.sha256" "$base.sha256"
+	mv "$dir/root.tar" "$base.tar"
+	rm -rf "$dir"
+	printf '%s\n' "$base.tar"
 }
 
 # fresh_root DIR: unpack the image into DIR and configure apt as the host's
-# is, with downloaded packages kept in out/fresh-root/archives/ between runs.
+# is, with downloaded packages kept in the cache's archives/ between runs.
 fresh_root() {
 	local root=$1 tar
 	tar=$(fresh_image) || return
