@@ -11,6 +11,7 @@ setup() {
 	P=$BATS_TEST_TMPDIR/proj
 	export PROJECT=$P KTREE=$BATS_TEST_TMPDIR/linux
 	unset OUT TOPIC CHECKS SERIES_DIR SERIES_NAME SERIES_BASE FRESH V
+	export CACHE_DIR=$BATS_TEST_TMPDIR/cache
 	mkdir -p "$P/topic-branches" "$P/ci/checks"
 	git init -q -b base "$KTREE"
 	mkdir -p "$KTREE/security" "$KTREE/fs"
@@ -184,6 +185,79 @@ R() { # the results folder of patch N of TOPIC
 	run -1 "$TOP/scripts/check"
 	run -1 "$TOP/scripts/check"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 8 ]
+}
+
+# runs: how many times the fixture checks ran.
+runs() {
+	wc -l <"$BATS_TEST_TMPDIR/runs"
+}
+
+@test "another clone reuses the results kept in the cache; what a check names in cache-env is part of the key" {
+	topic a
+	patch a security/a.c 'int a; /* TODO */\nint b;\nint c;\n' "security: note a" "Leave a note that a needs a better name later on."
+	todo_check
+	sed -i "2a echo run >>'$BATS_TEST_TMPDIR/runs'" "$P/ci/checks/todo"
+	check where <<-EOF
+	# cache-env: OUT
+	echo run >>'$BATS_TEST_TMPDIR/runs'
+	EOF
+	run -1 "$TOP/scripts/check"
+	[ "$(runs)" -eq 2 ]
+	local first=$P/out/check/a/0001-security-note-a
+	# Another clone: another OUT, nothing of the first in it.
+	OUT=$BATS_TEST_TMPDIR/out2 run -1 "$TOP/scripts/check"
+	[ "${lines[-1]}" = "0 passed, 1 failed" ]
+	[ "$(runs)" -eq 3 ]
+	local d=$BATS_TEST_TMPDIR/out2/check/a/0001-security-note-a
+	[ "$(cat "$d/todo/time")" = cached ]
+	[ "$(cat "$d/where/time")" != cached ]
+	for f in retcode desc findings stdout key after before; do
+		cmp "$first/todo/$f" "$d/todo/$f"
+	done
+	[[ "$output" == *"  todo         FAIL    cached  1 new: 1 todo (TODO lines)"* ]]
+	# FRESH=1 reads nothing from it.
+	FRESH=1 OUT=$BATS_TEST_TMPDIR/out3 run -1 "$TOP/scripts/check"
+	[ "$(runs)" -eq 5 ]
+	# A changed check is another key.
+	rm -rf "$BATS_TEST_TMPDIR/out2"
+	echo "# changed" >>"$P/ci/checks/where"
+	OUT=$BATS_TEST_TMPDIR/out2 run -1 "$TOP/scripts/check"
+	[ "$(runs)" -eq 7 ]
+	# Only ever finished entries, nothing beside them.
+	[ -z "$(find "$CACHE_DIR/check" -mindepth 1 -maxdepth 1 -name '.*')" ]
+}
+
+@test "a damaged cache entry is dropped and the check run again; a cache that cannot be written is only a warning" {
+	topic a
+	patch a security/a.c 'int a; /* TODO */\nint b;\nint c;\n' "security: note a" "Leave a note that a needs a better name later on."
+	todo_check
+	sed -i "2a echo run >>'$BATS_TEST_TMPDIR/runs'" "$P/ci/checks/todo"
+	run -1 "$TOP/scripts/check"
+	local e n=1
+	e=$(echo "$CACHE_DIR"/check/*)
+	[ -f "$e/findings" ] && [ -f "$e/MANIFEST" ]
+	# Truncated, the same size with another content, a file added.
+	for damage in ': >"$e/findings"' 'sed -i s/TODO/T0D0/ "$e/findings"' 'echo 0 >"$e/extra"'; do
+		eval "$damage"
+		rm -rf "$P/out"
+		run -1 "$TOP/scripts/check"
+		n=$((n + 1))
+		[ "$(runs)" -eq "$n" ]
+		[[ "$output" == *"a damaged cache entry, dropped and computed again: $e"* ]]
+		[ "$(cut -f1,2,3 "$(R a 1)/todo/findings")" = "$(printf 'todo\tsecurity/a.c\t1')" ]
+		# Written again, whole.
+		(cd "$e" && sha256sum --quiet --strict -c MANIFEST)
+		[ ! -e "$e/extra" ]
+	done
+	rm -rf "$P/out"
+	run -1 "$TOP/scripts/check"
+	[ "$(runs)" -eq "$n" ]
+	# A cache folder that cannot be made.
+	rm -rf "$P/out" "$CACHE_DIR"
+	echo "not a folder" >"$CACHE_DIR"
+	run -1 "$TOP/scripts/check"
+	[[ "$output" == *"cannot write the cache $CACHE_DIR/check (going on without it)"* ]]
+	[ "${lines[-1]}" = "0 passed, 1 failed" ]
 }
 
 @test "a check killed at HEAD~ puts the worktree back at the patch" {
