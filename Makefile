@@ -39,7 +39,7 @@ help:
 #=   MAILDIR=dir    mail send: where the postings are (mail)
 #=   KEEP=1         mail: keep the scratch clone
 #=   SEND=1 URL=u   send: really send; pull-request: the repository URL
-#=   TESTS="f..."   test: only these bats files
+#=   TESTS="f..." TEST_JOBS=n   test: only these files; unit tests at once (nproc)
 
 ## deps: install what every stage and test needs (scripts/lib/packages, the pin)
 deps:
