@@ -27,7 +27,7 @@ help:
 #=   ABORT=1        restack: give up a restack stopped on a conflict
 #=   VERSION=v      repin: the linux-source-6.1 version to move to
 #=   REF=ref        build boot: the branch or commit (for-next)
-#=   JOBS=n         build check: parallel jobs (2)
+#=   JOBS=n         build boot check: parallel jobs, guests (2)
 #=   CASES="a b"    build boot: only these cases of ci/boot/
 #=   QEMU=path QEMU_ACCEL=kvm   boot: the emulator and its accelerator (tcg)
 #=   TOPIC=t        check mail trailers send pull-request: only this topic

@@ -31,7 +31,7 @@ setup() {
 	P=$BATS_TEST_TMPDIR/proj
 	export PROJECT=$P OUT=$P/out KTREE=$P/out/linux V=0
 	export QEMU=$FIX/fake-qemu FAKE_GUESTS=$BATS_TEST_TMPDIR/guests
-	unset REF CASES QEMU_ACCEL
+	unset REF CASES QEMU_ACCEL JOBS
 	B=$OUT/build/for-next
 	mkdir -p "$P/ci/boot" "$P/topic-branches" "$FAKE_GUESTS" "$B/usr" "$B/guest" \
 		"$OUT/src/for-next/tools/testing"
@@ -121,6 +121,56 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 	[[ $output == *"last 20 lines:"* ]]
 	[[ $output == *"#  RUN           global.two ..."* ]]
 	[ "${lines[-1]}" = "0 passed, 1 failed" ]
+}
+
+# meet NAME OTHER: a passing guest that boots only once the guest OTHER
+# has started too.
+meet() {
+	{
+		echo '!touch '"$1"'.up'
+		echo '!await '"$2"'.up'
+		cat "$FIX/pass.guest"
+	} >"$FAKE_GUESTS/$1.guest"
+	printf '[boot]\n\ttests = ci/guest/harness_test\n\ttimeout = 5\n' >"$P/ci/boot/$1"
+}
+
+@test "JOBS=2 (the default) runs two guests at once; JOBS=1 one after the other" {
+	meet a b
+	meet b a
+	run -0 stage boot
+	[ "${lines[-1]}" = "2 passed, 0 failed" ]
+	rm -f "$FAKE_GUESTS"/*.up
+	JOBS=1 run -1 stage boot
+	[[ $output == *"a: timed out after 5s"* ]]
+}
+
+@test "two failing guests at once: each one's reasons together; stopping make boot stops the guests" {
+	mkcase panic </dev/null
+	mkcase warning </dev/null
+	run -1 stage boot
+	[ "${lines[-1]}" = "0 passed, 2 failed" ]
+	# Each case's lines, from its first to its last, hold no line of the other.
+	local p w
+	p=$(printf '%s\n' "${lines[@]}" | grep -n -e '^  panic:' -e '^    .*end Kernel panic' | cut -d: -f1 | sed -n '1p;$p' | paste -sd,)
+	w=$(printf '%s\n' "${lines[@]}" | grep -n -e '^  warning:' -e '^    .*end trace' | cut -d: -f1 | sed -n '1p;$p' | paste -sd,)
+	[ -n "$p" ] && [ -n "$w" ]
+	[ -z "$(printf '%s\n' "${lines[@]}" | sed -n "${p}p" | grep '^  warning:')" ]
+	[ -z "$(printf '%s\n' "${lines[@]}" | sed -n "${w}p" | grep '^  panic:')" ]
+	# Two hanging guests, then make boot is stopped: no QEMU is left.
+	rm -f "$P/ci/boot/"*
+	mkcase one hang </dev/null
+	mkcase two hang </dev/null
+	"$TOP/scripts/boot" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	local pid=$!
+	until [ -s "$P/out/boot/one.log" ] && [ -s "$P/out/boot/two.log" ]; do sleep 0.2; done
+	kill -TERM "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/out"
+	[ "$rc" -eq 143 ]
+	grep -q INTERRUPTED "$BATS_TEST_TMPDIR/out"
+	run pgrep -f "$P/out/boot/work"
+	[ "$status" -eq 1 ]
 }
 
 @test "a guest that stops without powering off fails" {

@@ -251,25 +251,33 @@ def run_qemu(case, args):
 			os.write(tests_in, (reply + '\n').encode())
 
 	status = None
-	while True:
-		now = time.monotonic()
-		if proc.poll() is not None:
-			# Read what QEMU wrote before it went away.
-			for _ in range(50):
-				before = len(console) + len(tests)
-				drain(0.02)
-				if len(console) + len(tests) == before and \
-				   proc.stdout.fileno() not in streams:
-					break
-			status = proc.returncode
-			break
-		if now >= deadline:
+	try:
+		while True:
+			now = time.monotonic()
+			if proc.poll() is not None:
+				# Read what QEMU wrote before it went away.
+				for _ in range(50):
+					before = len(console) + len(tests)
+					drain(0.02)
+					if len(console) + len(tests) == before and \
+					   proc.stdout.fileno() not in streams:
+						break
+				status = proc.returncode
+				break
+			if now >= deadline:
+				os.killpg(proc.pid, signal.SIGKILL)
+				proc.wait()
+				drain(0)
+				status = 'timeout'
+				break
+			drain(min(0.1, deadline - now))
+	finally:
+		# Stopped from outside (make boot interrupted, or another runner
+		# of a parallel make boot failed): QEMU, in a session of its own,
+		# goes too.
+		if proc.poll() is None:
 			os.killpg(proc.pid, signal.SIGKILL)
 			proc.wait()
-			drain(0)
-			status = 'timeout'
-			break
-		drain(min(0.1, deadline - now))
 	for _, (kind, splitter) in list(streams.items()):
 		if splitter:
 			take(kind, splitter.rest())
@@ -545,6 +553,9 @@ def main():
 	rep.add_argument('--junit', required=True)
 	rep.add_argument('results', nargs='+')
 	args = ap.parse_args()
+	# A signal ends the run through the finally clauses (QEMU is killed).
+	for sig in (signal.SIGTERM, signal.SIGHUP):
+		signal.signal(sig, lambda n, _: sys.exit(128 + n))
 	return {'run': cmd_run, 'skip': cmd_skip, 'report': cmd_report}[args.cmd](args)
 
 
