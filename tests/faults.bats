@@ -14,6 +14,12 @@ setup() {
 	topic a
 	topic b
 	topic c a b
+	# The tools tests/fixtures/faults/stall stands in for, found once.
+	export FAULT_REAL=$BATS_TEST_TMPDIR/real
+	mkdir -p "$FAULT_REAL"
+	for t in git tar mv; do
+		ln -s "$(command -v "$t")" "$FAULT_REAL/$t"
+	done
 }
 
 # locked: a, b and c with a patch each, exported and locked, and a user's
