@@ -38,7 +38,7 @@ make_tarball() {
 setup_project() {
 	P=$BATS_TEST_TMPDIR/proj
 	FAKE=$BATS_TEST_TMPDIR/apt
-	export PROJECT=$P KTREE=$P/out/linux
+	export PROJECT=$P KTREE=$P/out/linux CACHE_DIR=$BATS_TEST_TMPDIR/cache
 	unset OUT KTREE_SET V FORCE
 	mkdir -p "$P/series" "$P/topic-branches" "$FAKE/bin" "$FAKE/pool"
 	make_tarball "$FAKE/pool/1.0-1.tar.xz" 1

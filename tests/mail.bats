@@ -15,11 +15,13 @@ mail_tarball() {
 	tar -xJf "$TARBALL" -C "$src"
 	cat >"$src/linux-source-6.1/scripts/get_maintainer.pl" <<-'EOT'
 	#!/bin/bash
-	# Fixture: maintainers (--nol), reviewers and lists (--nom) by directory.
+	# Fixture: maintainers (--nol), reviewers and lists (--nom) by directory
+	# of the patch on stdin; each run noted in $FAKE_TOOL_LOG.
+	[ -z "${FAKE_TOOL_LOG:-}" ] || echo get_maintainer >>"$FAKE_TOOL_LOG"
 	[ -z "${FAKE_GM_FAIL:-}" ] || { echo "MAINTAINERS: fixture failure" >&2; exit 2; }
 	nol=0 nom=0
 	for a; do case $a in --nol) nol=1 ;; --nom) nom=1 ;; esac; done
-	for f in $(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${@: -1}"); do
+	for f in $(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p'); do
 		case $f in
 		fs/*) m="Fay Fs <fay@fs.example.org>" r="Zoë Review <zoe@fs.example.org>" l=fsdevel@lists.example.org ;;
 		security/*) m="Sam Sec <sam@sec.example.org>" r= l=lsm@lists.example.org ;;
@@ -32,6 +34,7 @@ mail_tarball() {
 	cat >"$src/linux-source-6.1/scripts/checkpatch.pl" <<-'EOT'
 	#!/bin/bash
 	# Fixture: an added line naming checkpatch_bad is an error (--show-types).
+	[ -z "${FAKE_TOOL_LOG:-}" ] || echo checkpatch >>"$FAKE_TOOL_LOG"
 	grep -n '^+.*checkpatch_bad' "${@: -1}" |
 		awk -F: '{ print "ERROR:FIXTURE_BAD: checkpatch_bad is bad"; print "#" $1 ": FILE: x.c:" $1 ":"; print $2; print "" }' |
 		grep . || exit 0
@@ -57,6 +60,7 @@ setup_file() {
 	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR/base
 	mkdir -p "$BATS_TEST_TMPDIR"
 	setup_project
+	export CACHE_DIR=$BATS_FILE_TMPDIR/cache
 	mail_tarball
 	mail_topic a
 	mail_topic b
@@ -85,8 +89,8 @@ setup_file() {
 setup() {
 	P=$BATS_TEST_TMPDIR/proj
 	cp -a "$BATS_FILE_TMPDIR/base/proj" "$P"
-	export PROJECT=$P KTREE=$P/out/linux
-	unset OUT MAILDIR V KEEP SEND TOPIC URL FAKE_GM_FAIL
+	export PROJECT=$P KTREE=$P/out/linux CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	unset OUT MAILDIR V KEEP SEND TOPIC URL FAKE_GM_FAIL FAKE_TOOL_LOG FRESH
 }
 
 # header FILE NAME: the (unfolded) value of header NAME of a mail file.
@@ -116,10 +120,15 @@ patch_ids() {
 }
 
 @test "a second run changes no byte, wherever the tree and whenever the run" {
+	export FAKE_TOOL_LOG=$BATS_TEST_TMPDIR/tools
 	run -0 stage mail
+	[ -s "$FAKE_TOOL_LOG" ]
 	[ -z "$(git -C "$P" status --porcelain)" ]
+	# checkpatch.pl and get_maintainer.pl results come from the cache.
+	: >"$FAKE_TOOL_LOG"
 	cp -a "$KTREE" "$BATS_TEST_TMPDIR/elsewhere"
 	KTREE=$BATS_TEST_TMPDIR/elsewhere MAILDIR=$BATS_TEST_TMPDIR/mail2 run -0 stage mail
+	[ ! -s "$FAKE_TOOL_LOG" ]
 	diff -r "$P/mail" "$BATS_TEST_TMPDIR/mail2"
 	! grep -rlE "$BATS_TEST_TMPDIR|$BATS_FILE_TMPDIR" "$P/mail" || false
 }
@@ -249,6 +258,26 @@ patch_ids() {
 	run -1 stage mail
 	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch was edited after it was posted"*"git -C $P checkout -- mail/a/v1'"* ]]
 	[[ "$output" != *"bump topic.version to 3"* ]]
+}
+
+@test "a damaged tool result in the cache is run again, and so is one from another python3" {
+	# The cache setup_file's run filled: every result is there.
+	cp -a "$BATS_FILE_TMPDIR/cache" "$CACHE_DIR"
+	export FAKE_TOOL_LOG=$BATS_TEST_TMPDIR/tools
+	f=$(grep -l . "$CACHE_DIR"/tool/*/stdout | head -n1)
+	echo "Eve Extra <eve@example.org>" >>"$f"
+	run -0 stage mail
+	[[ $output == *"a damaged cache entry, dropped and computed again: ${f%/stdout}"* ]]
+	[ "$(cat "$FAKE_TOOL_LOG")" = get_maintainer ]
+	[ -z "$(git -C "$P" status --porcelain)" ]
+	# checkpatch.pl runs the tree's spdxcheck.py with the python3 in PATH.
+	: >"$FAKE_TOOL_LOG"
+	mkdir -p "$BATS_TEST_TMPDIR/py"
+	printf '#!/bin/sh\necho "Python 9.9"\n' >"$BATS_TEST_TMPDIR/py/python3"
+	chmod +x "$BATS_TEST_TMPDIR/py/python3"
+	PATH=$BATS_TEST_TMPDIR/py:$PATH run -0 stage mail
+	grep -qx checkpatch "$FAKE_TOOL_LOG"
+	[ "$(grep -c . "$FAKE_TOOL_LOG")" = "$(find "$BATS_FILE_TMPDIR/cache/tool" -name stdout | wc -l)" ]
 }
 
 @test "TOPIC= posts that topic and what it builds on; an unknown one is an error first" {

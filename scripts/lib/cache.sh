@@ -15,20 +15,22 @@
 
 # cache_key TEXT: the key of an entry whose inputs TEXT describes.
 cache_key() {
-	printf '%s\n' "$1" | sha256sum | cut -c1-32
+	local k
+	k=$(sha256sum <<<"$1")
+	echo "${k:0:32}"
 }
 
 # cache_get KIND KEY DEST: fill the folder DEST (made anew) with the entry;
 # returns 1, DEST gone, when there is none, it is damaged, or FRESH=1.
 cache_get() {
-	local dir=$CACHE_DIR/$1/$2 dest=$3 n
+	local dir=$CACHE_DIR/$1/$2 dest=$3 files sums
 	[ "${FRESH:-0}" != 1 ] && [ -f "$dir/MANIFEST" ] || return 1
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	if cp -a "$dir/." "$dest/" 2>/dev/null &&
-		n=$(find "$dest" -type f | wc -l) &&
-		[ "$n" -eq $(($(wc -l <"$dest/MANIFEST") + 1)) ] &&
-		(cd "$dest" && sha256sum --quiet --strict -c MANIFEST) >/dev/null 2>&1; then
+	[ ! -e "$dest" ] || rm -rf "$dest"
+	if mkdir -p "$dest" && cp -a "$dir/." "$dest/" 2>/dev/null &&
+		mapfile -t files < <(find "$dest" -type f) &&
+		mapfile -t sums <"$dest/MANIFEST" &&
+		[ ${#files[@]} -eq $((${#sums[@]} + 1)) ] &&
+		(cd "$dest" && exec sha256sum --quiet --strict -c MANIFEST) >/dev/null 2>&1; then
 		rm -f "$dest/MANIFEST"
 		return 0
 	fi
@@ -70,4 +72,27 @@ cache_drop() {
 	old=$(mktemp -u "$CACHE_DIR/$1/.old.XXXXXX")
 	mv -T "$dir" "$old" 2>/dev/null || return 0
 	rm -rf "$old"
+}
+
+# cache_run KIND INPUTS DIR CMD...: DIR/stdout and DIR/stderr hold what
+# CMD printed (DIR/status its exit status), and that status is returned: kept from an earlier run
+# with the same INPUTS, else from running it now.  INPUTS must name all
+# that CMD's result depends on.  A run stopped by a signal is not kept.
+cache_run() {
+	local kind=$1 key dir=$3 rc=0
+	key=$(cache_key "$2")
+	shift 3
+	if cache_get "$kind" "$key" "$dir" && read -r rc <"$dir/status" &&
+		[[ $rc =~ ^[0-9]+$ ]]; then
+		return "$rc"
+	fi
+	rc=0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$@" >"$dir/stdout" 2>"$dir/stderr" || rc=$?
+	if [ "$rc" -le 128 ]; then
+		echo "$rc" >"$dir/status"
+		cache_put "$kind" "$key" "$dir"
+	fi
+	return "$rc"
 }
