@@ -170,8 +170,13 @@ topic_conf() {
 	}
 }
 
-# topic_deps TOPIC: the topics TOPIC depends on, one a line, in conf order.
+# topic_deps TOPIC: the topics TOPIC depends on, one a line, in conf order
+# (as load_topics read them, when it ran in this shell).
 topic_deps() {
+	if [ -n "${TOPIC_DEPS[$1]+set}" ]; then
+		[ -z "${TOPIC_DEPS[$1]}" ] || printf '%s\n' "${TOPIC_DEPS[$1]}"
+		return 0
+	fi
 	git config -f "$TOPICS_DIR/$1.conf" --get-all topic.depends || true
 }
 
@@ -187,40 +192,56 @@ topic_patches() {
 TOPIC_KEYS=(topic.depends topic.version topic.prefix topic.change-id
 	mail.to mail.cc mail.drop)
 
-# check_topic_conf FILE: git can read FILE and it holds only TOPIC_KEYS.
-check_topic_conf() {
-	local f=$1 rel=${1#"$PROJECT"/} out k t d
+# read_topic_conf FILE: check that git can read FILE, that it holds only
+# TOPIC_KEYS and that each depends names one topic; note the dependencies
+# in TOPIC_DEPS.  One git call: every stage reads every conf.
+read_topic_conf() {
+	local f=$1 rel=${1#"$PROJECT"/} e t d deps='' entries=()
 	t=${f##*/}
 	t=${t%.conf}
 	case $t in
 	base | for-next | HEAD | *[!A-Za-z0-9._-]* | [.-]* | *.lock | *..*)
 		die "$rel: '$t' cannot name a topic (base, for-next and HEAD are taken; letters, digits, '.', '_' and '-' only)" ;;
 	esac
-	out=$(git config -f "$f" --name-only --list 2>&1) ||
-		die "$rel: $(head -n1 <<<"$out" | sed 's/^fatal: //')"
-	while read -r k; do
-		[ -z "$k" ] || in_list "$k" "${TOPIC_KEYS[@]}" ||
-			die "$rel: unknown key '$k' (known: ${TOPIC_KEYS[*]})"
-	done <<<"$out"
-	while IFS= read -r d; do
+	mapfile -d '' -t entries < <(git config -f "$f" -z --list 2>/dev/null)
+	if ! wait $!; then
+		e=$(git config -f "$f" --list 2>&1 >/dev/null || true)
+		die "$rel: $(head -n1 <<<"$e" | sed 's/^fatal: //')"
+	fi
+	# Entries are "key" or "key<newline>value".
+	for e in "${entries[@]}"; do
+		in_list "${e%%$'\n'*}" "${TOPIC_KEYS[@]}" ||
+			die "$rel: unknown key '${e%%$'\n'*}' (known: ${TOPIC_KEYS[*]})"
+	done
+	for e in "${entries[@]}"; do
+		[ "${e%%$'\n'*}" = topic.depends ] || continue
+		d=
+		[[ $e != *$'\n'* ]] || d=${e#*$'\n'}
 		[[ $d =~ ^[A-Za-z0-9._-]+$ ]] ||
 			die "$rel: 'depends = $d' must name one topic (repeat the line for several)"
-	done < <(git config -f "$f" --get-all topic.depends || true)
+		deps+=${deps:+$'\n'}$d
+	done
+	TOPIC_DEPS[$t]=$deps
 }
 
-# topics: every topic, dependencies first, ties broken by name.  A conf git
-# cannot read, an unknown key or dependency, or a cycle is an error naming
-# the file or the topics.
-topics() {
+# load_topics: TOPIC_ORDER, every topic, dependencies first, ties broken by
+# name, and TOPIC_DEPS, read once per shell.  A conf git cannot read, an
+# unknown key or dependency, or a cycle is an error naming the file or the
+# topics.
+declare -gA TOPIC_DEPS=()
+TOPIC_ORDER=()
+TOPICS_LOADED=0
+load_topics() {
 	local all=() done=() t d ready progress
+	[ "$TOPICS_LOADED" = 0 ] || return 0
 	for t in "$TOPICS_DIR"/*.conf; do
 		[ -e "$t" ] || continue
-		check_topic_conf "$t"
+		read_topic_conf "$t"
 		t=${t##*/}
 		all+=("${t%.conf}")
 	done
 	for t in "${all[@]}"; do
-		for d in $(topic_deps "$t"); do
+		for d in ${TOPIC_DEPS[$t]}; do
 			[ -f "$TOPICS_DIR/$d.conf" ] ||
 				die "topic-branches/$t.conf: unknown dependency '$d'"
 			[ "$d" != "$t" ] || die "topic-branches/$t.conf: '$t' depends on itself"
@@ -231,7 +252,7 @@ topics() {
 		for t in "${all[@]}"; do
 			in_list "$t" "${done[@]}" && continue
 			ready=1
-			for d in $(topic_deps "$t"); do
+			for d in ${TOPIC_DEPS[$t]}; do
 				in_list "$d" "${done[@]}" || ready=0
 			done
 			[ "$ready" = 1 ] || continue
@@ -247,7 +268,14 @@ topics() {
 			die "dependency cycle among topics: ${left[*]} (see topic-branches/*.conf)"
 		fi
 	done
-	printf '%s\n' "${done[@]}"
+	TOPIC_ORDER=("${done[@]}")
+	TOPICS_LOADED=1
+}
+
+# topics: every topic, dependencies first (load_topics), one a line.
+topics() {
+	load_topics
+	printf '%s\n' "${TOPIC_ORDER[@]}"
 }
 
 # in_list WORD LIST...: true when WORD is one of LIST.

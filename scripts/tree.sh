@@ -401,10 +401,8 @@ generate() {
 
 # ORDER: the topics, dependencies first; checked once, here, so that a bad
 # conf stops the script before anything runs.
-ORDER=()
-order_text=$(topics)
-[ -z "$order_text" ] || mapfile -t ORDER <<<"$order_text"
-unset order_text
+load_topics
+ORDER=("${TOPIC_ORDER[@]}")
 
 # generated_branches: base, the topics in order, for-next.
 generated_branches() {
