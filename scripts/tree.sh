@@ -662,6 +662,64 @@ update_refs() {
 	fi
 }
 
+# generated_key: a hash of all that generate's result depends on: series/
+# and the topic confs (as files), this tool, git and the git config it
+# sees (the tree's own, and any given in the environment).
+generated_key() {
+	{
+		git --version
+		kgit config --local --list
+		env | grep -E '^GIT_CONFIG_(PARAMETERS|COUNT|KEY_|VALUE_)' | sort || true
+		cat "${BASH_SOURCE[0]%/*}/lib.sh" "${BASH_SOURCE[0]}"
+		tar -c --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+			-C "$SERIES" . -C "$TOPICS_DIR" .
+	} | sha256sum | cut -c1-64
+}
+
+# remembered KEY: when the last make tree generated from inputs with KEY
+# (.git/make-tree/generated) and every commit it made is still here, set
+# HEAD_OF and START_OF to what it made, without generating again (unless
+# FRESH=1).
+remembered() {
+	local f=$SCRATCH/generated kind b sha n=0 want
+	[ "${FRESH:-0}" != 1 ] && [ -f "$f" ] && [ ! -e "$SCRATCH/busy" ] || return 1
+	read -r kind sha <"$f" && [ "$kind $sha" = "key $1" ] || return 1
+	HEAD_OF=() START_OF=()
+	while read -r kind b sha; do
+		[[ $sha =~ ^[0-9a-f]{40}$ ]] || return 1
+		case $kind in
+		head) HEAD_OF[$b]=$sha ;;
+		start) START_OF[$b]=$sha ;;
+		esac
+		n=$((n + 1))
+	done < <(tail -n +2 "$f")
+	want=$(generated_branches)
+	for b in $want; do
+		[ -n "${HEAD_OF[$b]:-}" ] || return 1
+	done
+	for b in "${ORDER[@]}"; do
+		[ -n "${START_OF[$b]:-}" ] || return 1
+	done
+	[ "$n" -eq $((${#HEAD_OF[@]} + ${#START_OF[@]})) ] || return 1
+	! printf '%s\n' "${HEAD_OF[@]}" "${START_OF[@]}" |
+		kgit cat-file --batch-check='%(objecttype)' | grep -qvx commit
+}
+
+# remember KEY: note what generate made from inputs with KEY.
+remember() {
+	local b
+	{
+		echo "key $1"
+		for b in $(generated_branches); do
+			echo "head $b ${HEAD_OF[$b]}"
+		done
+		for b in "${ORDER[@]}"; do
+			echo "start $b ${START_OF[$b]}"
+		done
+	} >"$SCRATCH/generated.tmp"
+	mv "$SCRATCH/generated.tmp" "$SCRATCH/generated"
+}
+
 # drop_new_tree: a new tree that was not renamed into place goes.
 drop_new_tree() {
 	[ -z "${NEW_TREE:-}" ] || rm -rf "$NEW_TREE"
@@ -671,14 +729,23 @@ drop_new_tree() {
 # refs.  A new tree is made beside $KTREE and renamed into place, checked
 # out on for-next.
 regenerate() {
-	local real=$KTREE parent name
+	local real=$KTREE parent name key
 	tree_paths
 	check_safe
 	snapshot_refs
 	if [ -d "$KTREE/.git" ]; then
-		generate
+		# Nothing generate reads changed since the last run: what it made
+		# then is what it would make now.
+		key=$(generated_key)
+		if remembered "$key"; then
+			verify_pin "${HEAD_OF[base]}"
+			progress "series/ is as the last make tree found it: its ids again"
+		else
+			generate
+		fi
 		[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 		update_refs
+		remember "$key"
 		return
 	fi
 	if [ -e "$KTREE" ] && [ -n "$(ls -A "$KTREE")" ]; then
@@ -695,9 +762,11 @@ regenerate() {
 	kgit config gc.auto 0
 	tree_paths
 	WORK=$KTREE
+	key=$(generated_key)
 	generate
 	[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 	update_refs
+	remember "$key"
 	kgit checkout -q for-next
 	[ ! -d "$real" ] || rmdir "$real"
 	mv "$KTREE" "$real"

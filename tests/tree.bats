@@ -39,6 +39,38 @@ three_topics() {
 	KTREE=$BATS_TEST_TMPDIR/elsewhere/linux refs | diff -u "$BATS_TEST_TMPDIR/first" -
 }
 
+@test "a warm make tree with nothing changed takes the ids the last one noted" {
+	three_topics
+	# make export changed series/ since the last make tree.
+	V=1 run -0 stage tree
+	[[ $output == *"applying a"* ]]
+	refs >"$BATS_TEST_TMPDIR/first"
+	V=1 run -0 stage tree
+	[[ $output == *"series/ is as the last make tree found it"* ]]
+	[[ $output != *"applying "* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	# Any change to series/ or a conf, FRESH=1, a damaged note, or a
+	# commit it names gone: generated again, the same ids.
+	f=$KTREE/.git/make-tree/generated
+	for how in conf series fresh damaged gone; do
+		case $how in
+		conf) printf '# a comment\n' >>"$P/topic-branches/c.conf" ;;
+		series) printf '# a comment\n' >>"$P/series/a/series" ;;
+		damaged) sed -i '2s/ [0-9a-f]*$/ 0123/' "$f" ;;
+		gone) sed -i "2s/ [0-9a-f]*\$/ $(printf 'a%.0s' $(seq 40))/" "$f" ;;
+		esac
+		if [ "$how" = fresh ]; then
+			FRESH=1 V=1 run -0 stage tree
+		else
+			V=1 run -0 stage tree
+		fi
+		[[ $output == *"applying a"* ]] || { echo "$how: $output"; false; }
+		refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	done
+	V=1 run -0 stage tree
+	[[ $output != *"applying "* ]]
+}
+
 @test "the ids do not depend on the clock or the committer" {
 	three_topics
 	refs >"$BATS_TEST_TMPDIR/first"
