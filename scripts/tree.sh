@@ -681,7 +681,7 @@ generated_key() {
 # HEAD_OF and START_OF to what it made, without generating again (unless
 # FRESH=1).
 remembered() {
-	local f=$SCRATCH/generated kind b sha n=0 want
+	local f=$SCRATCH/generated kind b sha n=0
 	[ "${FRESH:-0}" != 1 ] && [ -f "$f" ] && [ ! -e "$SCRATCH/busy" ] || return 1
 	read -r kind sha <"$f" && [ "$kind $sha" = "key $1" ] || return 1
 	HEAD_OF=() START_OF=()
@@ -693,8 +693,7 @@ remembered() {
 		esac
 		n=$((n + 1))
 	done < <(tail -n +2 "$f")
-	want=$(generated_branches)
-	for b in $want; do
+	for b in base "${ORDER[@]}" for-next; do
 		[ -n "${HEAD_OF[$b]:-}" ] || return 1
 	done
 	for b in "${ORDER[@]}"; do

@@ -74,10 +74,11 @@ cache_drop() {
 	rm -rf "$old"
 }
 
-# cache_run KIND INPUTS DIR CMD...: DIR/stdout and DIR/stderr hold what
-# CMD printed (DIR/status its exit status), and that status is returned: kept from an earlier run
-# with the same INPUTS, else from running it now.  INPUTS must name all
-# that CMD's result depends on.  A run stopped by a signal is not kept.
+# cache_run KIND INPUTS DIR CMD...: DIR/stdout, DIR/stderr and DIR/status
+# hold what CMD printed and the status it returned, which is returned too:
+# kept from an earlier run with the same INPUTS, else from running it now.
+# INPUTS must name all that CMD's result depends on.  A run stopped by a
+# signal is not kept.
 cache_run() {
 	local kind=$1 key dir=$3 rc=0
 	key=$(cache_key "$2")
