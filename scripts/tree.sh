@@ -47,13 +47,14 @@ apt_versions() {
 
 # install_source PKG VERSION: install one version of the source package.
 install_source() {
-	local pkg=$1 ver=$2
-	if ! apt_versions "$pkg" | grep -qxF "$ver"; then
+	local pkg=$1 ver=$2 offered
+	offered=$(apt_versions "$pkg")
+	if ! grep -qxF "$ver" <<<"$offered"; then
 		run as_root apt-get update || warn "apt-get update failed"
+		offered=$(apt_versions "$pkg")
 	fi
-	if ! apt_versions "$pkg" | grep -qxF "$ver"; then
-		local offered
-		offered=$(apt_versions "$pkg" | paste -sd' ')
+	if ! grep -qxF "$ver" <<<"$offered"; then
+		offered=$(paste -sd' ' <<<"$offered")
 		die "$pkg $ver is not offered by apt (offered: ${offered:-none}); re-pin with: make repin VERSION=<version>"
 	fi
 	printf '  installing %s=%s\n' "$pkg" "$ver" >&2
@@ -192,7 +193,7 @@ merge_trees() {
 	CONFLICTED=()
 	out=$(kgit merge-tree --write-tree --name-only "$1" "$2") || rc=$?
 	MERGED=$(head -n1 <<<"$out")
-	[[ $MERGED =~ ^[0-9a-f]{40}$ ]] && [ "$rc" -le 1 ] ||
+	[[ $MERGED =~ ^[0-9a-f]{40}$ && $rc -le 1 ]] ||
 		die "git merge-tree of ${1:0:12} and ${2:0:12} failed: $out"
 	[ "$rc" -eq 1 ] || return 0
 	# Paths of a rename conflict may not be in the tree: not ours to edit.
@@ -333,7 +334,7 @@ repin_topic() {
 			how=skipped
 		elif wgit apply --check "$f" 2>/dev/null; then
 			how=clean
-			wgit apply --check -v "$f" 2>&1 | grep -q 'offset' && how=offset
+			[[ $(wgit apply --check -v "$f" 2>&1) != *offset* ]] || how=offset
 			am -q "$f" >&2
 		elif am -q -3 "$f" >/dev/null 2>&1; then
 			how=3-way
@@ -573,7 +574,7 @@ check_safe() {
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
 	busy && die "$KTREE: a git am, rebase or merge is in progress: finish or abort it first"
-	dirty=$(kgit status --porcelain | head -n1)
+	dirty=$(kgit status --porcelain | sed -n 1p)
 	for b in $(generated_branches); do
 		head=$(kgit rev-parse -q --verify "refs/heads/$b") || continue
 		rec=$(kgit rev-parse -q --verify "refs/series/$b" || true)
@@ -681,7 +682,7 @@ generated_key() {
 # HEAD_OF and START_OF to what it made, without generating again (unless
 # FRESH=1).
 remembered() {
-	local f=$SCRATCH/generated kind b sha n=0
+	local f=$SCRATCH/generated kind b sha n=0 types
 	[ "${FRESH:-0}" != 1 ] && [ -f "$f" ] && [ ! -e "$SCRATCH/busy" ] || return 1
 	read -r kind sha <"$f" && [ "$kind $sha" = "key $1" ] || return 1
 	HEAD_OF=() START_OF=()
@@ -700,8 +701,12 @@ remembered() {
 		[ -n "${START_OF[$b]:-}" ] || return 1
 	done
 	[ "$n" -eq $((${#HEAD_OF[@]} + ${#START_OF[@]})) ] || return 1
-	! printf '%s\n' "${HEAD_OF[@]}" "${START_OF[@]}" |
-		kgit cat-file --batch-check='%(objecttype)' | grep -qvx commit
+	# Read all of cat-file's answer: grep -q stopping at the first
+	# line would leave cat-file to die of SIGPIPE, and pipefail would
+	# turn that into a yes.
+	types=$(printf '%s\n' "${HEAD_OF[@]}" "${START_OF[@]}" |
+		kgit cat-file --batch-check='%(objecttype)') || return 1
+	! grep -qvx commit <<<"$types"
 }
 
 # remember KEY: note what generate made from inputs with KEY.

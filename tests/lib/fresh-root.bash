@@ -22,6 +22,7 @@ fi
 
 # fresh_mirror: the Debian mirror the host's apt uses for the suite.
 fresh_mirror() {
+	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
 	apt-get indextargets --format '$(REPO_URI) $(CODENAME)' 2>/dev/null |
 		awk -v s="$FRESH_SUITE" '$2 == s && $1 !~ /security/ { print $1; exit }'
 }
@@ -102,6 +103,7 @@ fresh_run() {
 		fi
 		prop=unchanged
 	fi
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation="$prop" -- /bin/sh -euc '
 		root=$1 cache=$2
 		shift 2

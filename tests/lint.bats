@@ -1,0 +1,29 @@
+#!/usr/bin/env bats
+# The project's shell code: shellcheck clean, and no pipeline that pipefail
+# can turn into a wrong answer.
+
+load helpers
+
+# shell_files: the project's shell scripts and libraries, by shebang or a
+# "shellcheck shell=" line.
+shell_files() {
+	local f
+	for f in "$TOP"/.ci/* "$TOP"/scripts/* "$TOP"/scripts/lib/* \
+		"$TOP"/ci/checks/* "$TOP"/tests/*.bash "$TOP"/tests/lib/*.bash; do
+		[ -f "$f" ] || continue
+		head -n1 "$f" | grep -qE '^(#!.*[/ ](ba)?sh$|# shellcheck shell=)' &&
+			echo "$f"
+	done
+}
+
+@test "every shell script is shellcheck clean" {
+	mapfile -t files < <(shell_files)
+	[ "${#files[@]}" -gt 20 ]
+	run -0 shellcheck -e SC1091 "${files[@]}"
+}
+
+# With pipefail, a grep -q that stops at its first match can leave the
+# writer to die of SIGPIPE, and the pipeline then says the opposite.
+@test "no script ends a pipeline in grep -q" {
+	run -1 grep -nE '\|[[:space:]]*grep[[:space:]]+-[[:alpha:]]*q' $(shell_files)
+}
