@@ -48,6 +48,12 @@ newer_series() {
 	KTREE=$k
 }
 
+# locked_newer: locked, and series/ moved on (newer_series).
+locked_newer() {
+	locked
+	newer_series
+}
+
 # state: what must survive: every ref, HEAD, the index, the files.
 state() {
 	git -C "$KTREE" for-each-ref --format='%(objectname) %(refname)' refs/heads refs/starts refs/series
@@ -110,7 +116,7 @@ no_debris() {
 cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 
 @test "cold make tree interrupted at each step leaves no tree, and the next run completes" {
-	locked
+	fixture locked
 	rm -rf "$KTREE"
 	for sig in INT KILL; do
 		for step in "${cold_steps[@]}" "mv $P/out/.linux.new"; do
@@ -129,7 +135,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a SIGKILLed cold run's leftovers are cleared by the next one" {
-	locked
+	fixture locked
 	rm -rf "$KTREE"
 	interrupt KILL "am -q" tree
 	[ -d "$P/out/.linux.new" ]
@@ -139,8 +145,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "warm make tree interrupted before the refs move changes nothing" {
-	locked
-	newer_series
+	fixture locked_newer
 	state >"$BATS_TEST_TMPDIR/before"
 	for sig in INT KILL; do
 		for step in "am -q" "merge-tree" "update-ref --stdin"; do
@@ -159,8 +164,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "warm make tree killed while moving the user's checkout finishes it next time" {
-	locked
-	newer_series
+	fixture locked_newer
 	interrupt KILL "read-tree -m -u" tree
 	[ -f "$KTREE/.git/make-tree/checkout" ]
 	run -0 stage tree
@@ -171,8 +175,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "an interrupted run leaves no am under way, in the user's tree or the tool's" {
-	locked
-	newer_series
+	fixture locked_newer
 	interrupt KILL "am -q" tree
 	run -0 stage tree
 	at_lock
@@ -181,8 +184,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "SIGTERM says INTERRUPTED too, and a failure FAILED, never done" {
-	locked
-	newer_series
+	fixture locked_newer
 	interrupt TERM "am -q" tree
 	[[ $output == *"<== tree INTERRUPTED (SIGTERM) after"* ]]
 	sed -i 's/^-int xattr_line_5;/-int xattr_line_five;/' "$P/series/a/0001-fs-int-a_one.patch"
@@ -192,8 +194,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a second make tree waits for the first, naming it, then completes" {
-	locked
-	newer_series
+	fixture locked_newer
 	export FAULT_DIR=$BATS_TEST_TMPDIR/fault
 	mkdir -p "$FAULT_DIR"
 	FAULT_AT="am -q" PATH=$FAULTS:$PATH "$FAULTS/group" "$TOP/scripts/tree" >"$FAULT_DIR/first" 2>&1 3>&- &
@@ -213,8 +214,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "two make tree at once on one tree: both succeed, no git error" {
-	locked
-	newer_series
+	fixture locked_newer
 	stage tree >"$BATS_TEST_TMPDIR/one" 2>&1 &
 	one=$!
 	stage tree >"$BATS_TEST_TMPDIR/two" 2>&1 &
@@ -226,7 +226,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a patch cut at a hunk boundary moves nothing and names topic, patch and id" {
-	locked
+	fixture locked
 	# Give a's patch a second hunk, then cut it off again.
 	commit_on a fs/xattr.c 15 'int a_late;'
 	git -C "$KTREE" reset -q --soft HEAD~2
@@ -245,7 +245,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "an edited commit message moves nothing and names the patch" {
-	locked
+	fixture locked
 	state >"$BATS_TEST_TMPDIR/before"
 	sed -i 's/^Because the test says so\.$/Because the test says otherwise./' "$P"/series/b/0001-*.patch
 	run -1 stage tree
@@ -254,7 +254,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a topic conf git cannot parse is an error naming the file; nothing moves" {
-	locked
+	fixture locked
 	state >"$BATS_TEST_TMPDIR/before"
 	printf '[topic\n\tdepends = a\n' >"$P/topic-branches/c.conf"
 	run -1 stage tree
@@ -264,7 +264,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "an unknown key in a topic conf is an error naming file and key" {
-	locked
+	fixture locked
 	git config -f "$P/topic-branches/c.conf" topic.depend a
 	run -1 stage tree
 	[[ $output == *"topic-branches/c.conf: unknown key 'topic.depend' (known: topic.depends "* ]]
@@ -273,7 +273,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a warm run checks a changed package.sha256 against the base it imported" {
-	locked
+	fixture locked
 	state >"$BATS_TEST_TMPDIR/before"
 	git config -f "$P/series/base" package.sha256 "$(printf '0%.0s' $(seq 64))"
 	run -1 stage tree
@@ -282,7 +282,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a warm run hashes the tarball again only when it changed" {
-	locked
+	fixture locked
 	run -0 stage tree
 	# Other bytes written into the same file: its times change.
 	cat "$FAKE/pool/1.1-1.tar.xz" >"$TARBALL"
@@ -291,7 +291,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "export keeps an unlisted patch and refuses, naming it" {
-	locked
+	fixture locked
 	echo mine >"$P/series/a/0099-my-draft.patch"
 	commit_on a fs/xattr.c 9 'int a_three;'
 	git -C "$KTREE" checkout -q for-next
@@ -302,7 +302,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "export keeps the comments and blank lines of a series file" {
-	locked
+	fixture locked
 	printf '# a: the first topic\n\n%s  # the first one\n# end\n' \
 		"$(cat "$P/series/a/series")" >"$P/series/a/series"
 	run -0 stage tree
@@ -320,7 +320,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a commit on for-next: export refuses with the ids and the commands" {
-	locked
+	fixture locked
 	commit_on b security/security.c 12 'int b_two;'
 	commit_on for-next fs/xattr.c 12 'int on_for_next;'
 	id=$(git -C "$KTREE" rev-parse --short for-next)
@@ -335,7 +335,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "export interrupted writes all of series/ or none of it" {
-	locked
+	fixture locked
 	# c: no topic builds on it, so no restack comes first.
 	commit_on c fs/xattr.c 38 'int c_two;'
 	git -C "$KTREE" checkout -q for-next
@@ -351,7 +351,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a restack interrupted before any conflict starts again, nothing moved" {
-	locked
+	fixture locked
 	git -C "$KTREE" checkout -q a
 	sed -i '28s/.*/int a_context;/' "$KTREE/fs/xattr.c"
 	git -C "$KTREE" commit -q -a --amend --no-edit
@@ -385,7 +385,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a file the user keeps where a new series adds one stops make tree, kept" {
-	locked
+	fixture locked
 	k=$KTREE
 	KTREE=$BATS_TEST_TMPDIR/other/linux
 	stage tree >/dev/null
@@ -425,7 +425,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a series file listing a patch twice, or with CRLF endings" {
-	locked
+	fixture locked
 	state >"$BATS_TEST_TMPDIR/before"
 	cp "$P/series/a/series" "$BATS_TEST_TMPDIR/a.series"
 	cat "$BATS_TEST_TMPDIR/a.series" "$BATS_TEST_TMPDIR/a.series" >"$P/series/a/series"
@@ -438,7 +438,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a branch of the user's named like a new topic is named, not half exported" {
-	locked
+	fixture locked
 	git -C "$KTREE" checkout -q -b e base
 	commit_on e fs/xattr.c 3 'int e_draft;'
 	git -C "$KTREE" checkout -q for-next
@@ -453,7 +453,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "export with HEAD detached at for-next records nothing and works" {
-	locked
+	fixture locked
 	commit_on c fs/xattr.c 38 'int c_two;'
 	git -C "$KTREE" checkout -q --detach for-next
 	run -0 stage export
@@ -462,7 +462,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a restack killed at the end leaves the user on their branch" {
-	locked
+	fixture locked
 	git -C "$KTREE" checkout -q c
 	git -C "$KTREE" checkout -q a
 	sed -i '28s/.*/int a_context;/' "$KTREE/fs/xattr.c"
@@ -481,7 +481,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "a commit on for-next stops make tree with a message of its own" {
-	locked
+	fixture locked
 	commit_on for-next fs/xattr.c 12 'int on_for_next;'
 	run -1 stage tree
 	[[ $output == *"branch 'for-next' in $KTREE has commits of its own, but make tree makes it: move them onto their topic (make export prints how)"* ]]

@@ -64,6 +64,31 @@ setup_project() {
 	echo /out/ >"$P/.gitignore"
 }
 
+# fixture FUNC: the project ($P, $FAKE, $CACHE_DIR) as FUNC leaves it when
+# run on a new one.  The first test of a file to ask runs FUNC and keeps a
+# copy; the others get that copy, with the paths in it made theirs.
+fixture() {
+	local tpl=$BATS_FILE_TMPDIR/fixture-$1 from d
+	if [ ! -d "$tpl" ]; then
+		"$1"
+		mkdir "$tpl.$$"
+		for d in "$P" "$FAKE" "$CACHE_DIR"; do
+			[ ! -e "$d" ] || cp -a "$d" "$tpl.$$/"
+		done
+		echo "$BATS_TEST_TMPDIR/" >"$tpl.$$/from"
+		# A test of the file running beside this one may have kept one.
+		mv -T "$tpl.$$" "$tpl" 2>/dev/null || rm -rf "$tpl.$$"
+		return
+	fi
+	rm -rf "$P" "$FAKE" "$CACHE_DIR"
+	for d in "$P" "$FAKE" "$CACHE_DIR"; do
+		[ ! -e "$tpl/${d##*/}" ] || cp -a "$tpl/${d##*/}" "$d"
+	done
+	from=$(cat "$tpl/from")
+	grep -rlZF -- "$from" "$BATS_TEST_TMPDIR" |
+		xargs -0r sed -i "s|$from|$BATS_TEST_TMPDIR/|g"
+}
+
 # fake_apt: apt-cache, apt-get and dpkg-query that serve the versions in
 # $FAKE/pool (FAKE_APT_VERSIONS overrides what is offered).
 fake_apt() {

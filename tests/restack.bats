@@ -6,6 +6,11 @@ load helpers
 
 setup() {
 	setup_project
+	fixture four_topics
+}
+
+# four_topics: the topics, with v1 exported and committed.
+four_topics() {
 	topic a
 	topic b
 	topic c a b

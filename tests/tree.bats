@@ -30,7 +30,7 @@ three_topics() {
 }
 
 @test "two regenerations and two KTREE locations give the same ids" {
-	three_topics
+	fixture three_topics
 	refs >"$BATS_TEST_TMPDIR/first"
 	rm -rf "$KTREE"
 	run -0 stage tree
@@ -40,7 +40,7 @@ three_topics() {
 }
 
 @test "a warm make tree with nothing changed takes the ids the last one noted" {
-	three_topics
+	fixture three_topics
 	# make export changed series/ since the last make tree.
 	V=1 run -0 stage tree
 	[[ $output == *"applying a"* ]]
@@ -72,7 +72,7 @@ three_topics() {
 }
 
 @test "the ids do not depend on the clock or the committer" {
-	three_topics
+	fixture three_topics
 	refs >"$BATS_TEST_TMPDIR/first"
 	rm -rf "$KTREE"
 	GIT_COMMITTER_NAME=Other GIT_COMMITTER_DATE='2030-01-01 00:00 +0000' run -0 stage tree
@@ -80,7 +80,7 @@ three_topics() {
 }
 
 @test "export round trip leaves the project unchanged" {
-	three_topics
+	fixture three_topics
 	git -C "$P" add -A && git -C "$P" commit -q -m fixture
 	rm -rf "$KTREE"
 	run -0 stage tree
@@ -92,7 +92,7 @@ three_topics() {
 }
 
 @test "series/lock is verified and names the ref that differs" {
-	three_topics
+	fixture three_topics
 	grep -q ' refs/heads/c$' "$P/series/lock"
 	run -0 stage tree
 	sed -i 's/^[0-9a-f]* refs\/heads\/b$/0000000000000000000000000000000000000000 refs\/heads\/b/' "$P/series/lock"
@@ -130,7 +130,7 @@ three_topics() {
 }
 
 @test "an empty topic is its start, exported as an empty series" {
-	three_topics
+	fixture three_topics
 	topic e
 	run -0 stage export
 	[ "$(git -C "$KTREE" rev-parse e)" = "$(git -C "$KTREE" rev-parse base)" ]
@@ -146,7 +146,7 @@ three_topics() {
 }
 
 @test "an unexported commit stops the regeneration naming the branch" {
-	three_topics
+	fixture three_topics
 	commit_on b security/security.c 9 'int b_two;'
 	head=$(git -C "$KTREE" rev-parse b)
 	run -1 stage tree
@@ -155,7 +155,7 @@ three_topics() {
 }
 
 @test "FORCE=1 saves the old heads and the uncommitted changes first" {
-	three_topics
+	fixture three_topics
 	commit_on b security/security.c 9 'int b_two;'
 	head=$(git -C "$KTREE" rev-parse b)
 	echo edit >>"$KTREE/fs/xattr.c"
@@ -167,7 +167,7 @@ three_topics() {
 }
 
 @test "a patch that does not apply names topic, patch and file, and moves nothing" {
-	three_topics
+	fixture three_topics
 	refs >"$BATS_TEST_TMPDIR/before"
 	was=$(git -C "$KTREE" symbolic-ref --short HEAD)
 	sed -i 's/^-int xattr_line_5;/-int xattr_line_five;/' "$P/series/a/0001-fs-int-a_one.patch"
@@ -198,7 +198,7 @@ three_topics() {
 }
 
 @test "repin moves the pin when every patch applies, with a table" {
-	three_topics
+	fixture three_topics
 	run -0 stage repin 1.1-1
 	[[ "$output" == *"a                0001-fs-int-a_one.patch"*"clean"* ]]
 	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
@@ -208,7 +208,7 @@ three_topics() {
 }
 
 @test "repin leaves series/ alone when a patch conflicts" {
-	three_topics
+	fixture three_topics
 	commit_on a fs/xattr.c 20 'int a_conflict;'
 	stage export
 	cp -r "$P/series" "$BATS_TEST_TMPDIR/series-before"
