@@ -295,7 +295,7 @@ topic_start() {
 # merging, and how each applied is added to that file; a conflict is
 # recorded there, not fatal.
 apply_topic() {
-	local t=$1 start=$2 patches=() p n out why
+	local t=$1 start=$2 patches=() p n out why key head
 	mapfile -t patches < <(topic_patches "$t")
 	[ ${#patches[@]} -gt 0 ] || { echo "$start"; return; }
 	for p in "${patches[@]}"; do
@@ -303,6 +303,10 @@ apply_topic() {
 	done
 	p=$(printf '%s\n' "${patches[@]}" | sort | uniq -d | head -n1)
 	[ -z "$p" ] || die "series/$t/series lists $p twice"
+	if [ -z "${REPIN_TABLE:-}" ]; then
+		key=$(applied_key "$t" "$start" "${patches[@]}")
+		! applied "$t" "$key" "$start" || return 0
+	fi
 	wgit checkout -q -f --detach "$start"
 	if [ -n "${REPIN_TABLE:-}" ]; then
 		repin_topic "$t" "${patches[@]}"
@@ -314,7 +318,42 @@ apply_topic() {
 		[ -n "$why" ] || why=$(echo "$out" | grep -m1 . || true)
 		die "topic '$t': series/$t/$p does not apply: ${why:-git am failed}"
 	fi
-	wgit rev-parse HEAD
+	head=$(wgit rev-parse HEAD)
+	[ -n "${REPIN_TABLE:-}" ] || note_applied "$t" "$key" "$head"
+	echo "$head"
+}
+
+# applied_key TOPIC START PATCH...: a hash of all that git am of the
+# patches on START depends on: their bytes, START, the identity the tree
+# commits with, and tool_key.
+applied_key() {
+	local t=$1 start=$2
+	shift 2
+	{
+		printf 'apply %s %s\n' "$(tool_key)" "$start"
+		printf '%s\n' "$GIT_COMMITTER_NAME" "$GIT_COMMITTER_EMAIL" "$GIT_COMMITTER_DATE" \
+			"$GIT_AUTHOR_NAME" "$GIT_AUTHOR_EMAIL" "$GIT_AUTHOR_DATE"
+		(cd "$SERIES/$t" && sha256sum -- "$@")
+	} | sha256sum | cut -c1-64
+}
+
+# applied TOPIC KEY START: when the last git am of TOPIC's patches had
+# inputs with KEY (.git/make-tree/applied/TOPIC) and its head is here, on
+# START, print that head instead of applying them again (unless FRESH=1).
+applied() {
+	local f=$SCRATCH/applied/$1 key head
+	[ "${FRESH:-0}" != 1 ] && [ -f "$f" ] || return 1
+	read -r key head <"$f" && [ "$key" = "$2" ] && [[ $head =~ ^[0-9a-f]{40}$ ]] || return 1
+	kgit merge-base --is-ancestor "$3" "$head" 2>/dev/null || return 1
+	info "$1: its patches are as the last git am found them: its head again"
+	echo "$head"
+}
+
+# note_applied TOPIC KEY HEAD: note what git am of TOPIC's patches gave.
+note_applied() {
+	mkdir -p "$SCRATCH/applied"
+	echo "$2 $3" >"$SCRATCH/applied/$1.tmp"
+	mv "$SCRATCH/applied/$1.tmp" "$SCRATCH/applied/$1"
 }
 
 # am ARGS...: git am in $WORK with settings that keep commit ids reproducible.
@@ -384,6 +423,7 @@ prepare_work() {
 generate() {
 	local t cur
 	tree_ident
+	tool_key >/dev/null
 	HEAD_OF[base]=$(import_base)
 	prepare_work
 	for t in "${ORDER[@]}"; do
@@ -663,15 +703,24 @@ update_refs() {
 	fi
 }
 
-# generated_key: a hash of all that generate's result depends on: series/
-# and the topic confs (as files), this tool, git and the git config it
-# sees (the tree's own, and any given in the environment).
-generated_key() {
-	{
+# tool_key: a hash of what every commit the tool makes depends on besides
+# its own inputs: git, the git config it sees (every scope, and any given in
+# the environment) and this tool.  Worked out once a run.
+tool_key() {
+	[ -n "${TOOL_KEY:-}" ] || TOOL_KEY=$({
 		git --version
-		kgit config --local --list
+		kgit config --list
 		env | grep -E '^GIT_CONFIG_(PARAMETERS|COUNT|KEY_|VALUE_)' | sort || true
 		cat "${BASH_SOURCE[0]%/*}/lib.sh" "${BASH_SOURCE[0]}"
+	} | sha256sum | cut -c1-64)
+	echo "$TOOL_KEY"
+}
+
+# generated_key: a hash of all that generate's result depends on: series/
+# and the topic confs (as files), and tool_key.
+generated_key() {
+	{
+		tool_key
 		tar -c --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 			-C "$SERIES" . -C "$TOPICS_DIR" .
 	} | sha256sum | cut -c1-64
@@ -740,6 +789,7 @@ regenerate() {
 	if [ -d "$KTREE/.git" ]; then
 		# Nothing generate reads changed since the last run: what it made
 		# then is what it would make now.
+		tool_key >/dev/null
 		key=$(generated_key)
 		if remembered "$key"; then
 			verify_pin "${HEAD_OF[base]}"
@@ -766,6 +816,7 @@ regenerate() {
 	kgit config gc.auto 0
 	tree_paths
 	WORK=$KTREE
+	tool_key >/dev/null
 	key=$(generated_key)
 	generate
 	[ "${NO_VERIFY:-0}" = 1 ] || verify_ids

@@ -71,6 +71,32 @@ three_topics() {
 	[[ $output != *"applying "* ]]
 }
 
+@test "a topic whose start and patches are unchanged is not applied again" {
+	fixture three_topics
+	again() { [[ $output == *"$1: its patches are as the last git am found them"* ]]; }
+	commit_on c fs/xattr.c 31 'int c_two;'
+	V=1 run -0 stage export
+	again a && again b && ! again c
+	refs >"$BATS_TEST_TMPDIR/first"
+	# A damaged note, one naming a commit that is not there, a changed
+	# patch below (a's: c starts elsewhere), FRESH=1: applied again, and
+	# each gives what a new tree gives.
+	n=$KTREE/.git/make-tree/applied
+	echo garbage >"$n/a"
+	printf '%s %s\n' "$(cut -d' ' -f1 "$n/b")" "$(printf 'b%.0s' $(seq 40))" >"$n/b"
+	V=1 run -0 stage export
+	! again a && ! again b && again c
+	commit_on a fs/xattr.c 6 'int a_two;'
+	V=1 run -0 stage export
+	! again a && again b && ! again c
+	FRESH=1 V=1 run -0 stage tree
+	! again a && ! again b && ! again c
+	refs >"$BATS_TEST_TMPDIR/first"
+	rm -rf "$KTREE"
+	run -0 stage tree
+	refs | diff -u "$BATS_TEST_TMPDIR/first" -
+}
+
 @test "the ids do not depend on the clock or the committer" {
 	fixture three_topics
 	refs >"$BATS_TEST_TMPDIR/first"
