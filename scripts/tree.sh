@@ -26,6 +26,8 @@
 # were; what the tool had made aside is cleared by the next run.
 
 declare -gA HEAD_OF START_OF
+# Worked out by tool_key once a run, never taken from the environment.
+TOOL_KEY=
 
 # tree_ident: the fixed identity and date used for every commit the tree
 # makes itself; commits from patches keep their author.
@@ -305,9 +307,10 @@ apply_topic() {
 	[ -z "$p" ] || die "series/$t/series lists $p twice"
 	if [ -z "${REPIN_TABLE:-}" ]; then
 		key=$(applied_key "$t" "$start" "${patches[@]}")
-		! applied "$t" "$key" "$start" || return 0
+		! applied "$t" "$key" "$start" ${#patches[@]} || return 0
 	fi
-	wgit checkout -q -f --detach "$start"
+	# errexit is off in the $(...) this runs in: each step says so itself.
+	wgit checkout -q -f --detach "$start" || die "cannot check out ${start:0:12} in $WORK"
 	if [ -n "${REPIN_TABLE:-}" ]; then
 		repin_topic "$t" "${patches[@]}"
 	elif ! out=$(am -q "${patches[@]/#/$SERIES/$t/}" 2>&1); then
@@ -318,8 +321,13 @@ apply_topic() {
 		[ -n "$why" ] || why=$(echo "$out" | grep -m1 . || true)
 		die "topic '$t': series/$t/$p does not apply: ${why:-git am failed}"
 	fi
-	head=$(wgit rev-parse HEAD)
-	[ -n "${REPIN_TABLE:-}" ] || note_applied "$t" "$key" "$head"
+	head=$(wgit rev-parse HEAD) || die "no HEAD in $WORK after applying '$t'"
+	# Noted only when the patches are still the ones the key was made of
+	# (series/ edited during the run: not noted).
+	if [ -z "${REPIN_TABLE:-}" ] &&
+	   [ "$(applied_key "$t" "$start" "${patches[@]}")" = "$key" ]; then
+		note_applied "$t" "$key" "$head"
+	fi
 	echo "$head"
 }
 
@@ -337,23 +345,26 @@ applied_key() {
 	} | sha256sum | cut -c1-64
 }
 
-# applied TOPIC KEY START: when the last git am of TOPIC's patches had
-# inputs with KEY (.git/make-tree/applied/TOPIC) and its head is here, on
-# START, print that head instead of applying them again (unless FRESH=1).
+# applied TOPIC KEY START N: when the last git am of TOPIC's N patches had
+# inputs with KEY (.git/make-tree/applied/TOPIC) and its head is here, N
+# commits on START, print that head instead of applying them again (unless
+# FRESH=1).
 applied() {
 	local f=$SCRATCH/applied/$1 key head
 	[ "${FRESH:-0}" != 1 ] && [ -f "$f" ] || return 1
 	read -r key head <"$f" && [ "$key" = "$2" ] && [[ $head =~ ^[0-9a-f]{40}$ ]] || return 1
-	kgit merge-base --is-ancestor "$3" "$head" 2>/dev/null || return 1
+	[ "$(kgit rev-parse -q --verify "$head~$4^{commit}" 2>/dev/null)" = "$3" ] || return 1
 	info "$1: its patches are as the last git am found them: its head again"
 	echo "$head"
 }
 
 # note_applied TOPIC KEY HEAD: note what git am of TOPIC's patches gave.
 note_applied() {
-	mkdir -p "$SCRATCH/applied"
-	echo "$2 $3" >"$SCRATCH/applied/$1.tmp"
-	mv "$SCRATCH/applied/$1.tmp" "$SCRATCH/applied/$1"
+	{
+		mkdir -p "$SCRATCH/applied" &&
+			echo "$2 $3" >"$SCRATCH/applied/$1.tmp" &&
+			mv "$SCRATCH/applied/$1.tmp" "$SCRATCH/applied/$1"
+	} || die "cannot write $SCRATCH/applied/$1"
 }
 
 # am ARGS...: git am in $WORK with settings that keep commit ids reproducible.
@@ -799,7 +810,8 @@ regenerate() {
 		fi
 		[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 		update_refs
-		remember "$key"
+		# Not noted when series/ or a conf was edited during the run.
+		[ "$(generated_key)" != "$key" ] || remember "$key"
 		return
 	fi
 	if [ -e "$KTREE" ] && [ -n "$(ls -A "$KTREE")" ]; then
@@ -821,7 +833,7 @@ regenerate() {
 	generate
 	[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 	update_refs
-	remember "$key"
+	[ "$(generated_key)" != "$key" ] || remember "$key"
 	kgit checkout -q for-next
 	[ ! -d "$real" ] || rmdir "$real"
 	mv "$KTREE" "$real"

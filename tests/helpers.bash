@@ -66,7 +66,9 @@ setup_project() {
 
 # fixture FUNC: the project ($P, $FAKE, $CACHE_DIR) as FUNC leaves it when
 # run on a new one.  The first test of a file to ask runs FUNC and keeps a
-# copy; the others get that copy, with the paths in it made theirs.
+# copy; the others get that copy, with the paths in it made theirs (git
+# notes resolved paths too), and, when FUNC left the project committed,
+# committed again.
 fixture() {
 	local tpl=$BATS_FILE_TMPDIR/fixture-$1 from d
 	if [ ! -d "$tpl" ]; then
@@ -75,7 +77,11 @@ fixture() {
 		for d in "$P" "$FAKE" "$CACHE_DIR"; do
 			[ ! -e "$d" ] || cp -a "$d" "$tpl.$$/"
 		done
-		echo "$BATS_TEST_TMPDIR/" >"$tpl.$$/from"
+		echo "$BATS_TEST_TMPDIR" >"$tpl.$$/from"
+		if git -C "$P" rev-parse -q --verify HEAD >/dev/null &&
+		   [ -z "$(git -C "$P" status --porcelain)" ]; then
+			touch "$tpl.$$/committed"
+		fi
 		# A test of the file running beside this one may have kept one.
 		mv -T "$tpl.$$" "$tpl" 2>/dev/null || rm -rf "$tpl.$$"
 		return
@@ -85,8 +91,13 @@ fixture() {
 		[ ! -e "$tpl/${d##*/}" ] || cp -a "$tpl/${d##*/}" "$d"
 	done
 	from=$(cat "$tpl/from")
-	grep -rlZF -- "$from" "$BATS_TEST_TMPDIR" |
-		xargs -0r sed -i "s|$from|$BATS_TEST_TMPDIR/|g"
+	for d in "$from" "$(realpath "$from")"; do
+		grep -rlZF -- "$d/" "$BATS_TEST_TMPDIR" |
+			xargs -0r sed -i "s|$d/|$BATS_TEST_TMPDIR/|g"
+	done
+	if [ -e "$tpl/committed" ]; then
+		git -C "$P" commit -q -a --amend --no-edit
+	fi
 }
 
 # fake_apt: apt-cache, apt-get and dpkg-query that serve the versions in

@@ -78,14 +78,18 @@ three_topics() {
 	V=1 run -0 stage export
 	again a && again b && ! again c
 	refs >"$BATS_TEST_TMPDIR/first"
-	# A damaged note, one naming a commit that is not there, a changed
-	# patch below (a's: c starts elsewhere), FRESH=1: applied again, and
-	# each gives what a new tree gives.
+	# A note naming the start (not its patches on it), one naming a
+	# commit that is not there, a damaged one, a changed patch below
+	# (a's: c starts elsewhere), FRESH=1: applied again, and each gives
+	# what a new tree gives.
 	n=$KTREE/.git/make-tree/applied
-	echo garbage >"$n/a"
+	printf '%s %s\n' "$(cut -d' ' -f1 "$n/a")" "$(git -C "$KTREE" rev-parse base)" >"$n/a"
 	printf '%s %s\n' "$(cut -d' ' -f1 "$n/b")" "$(printf 'b%.0s' $(seq 40))" >"$n/b"
 	V=1 run -0 stage export
 	! again a && ! again b && again c
+	echo garbage >"$n/c"
+	V=1 run -0 stage export
+	again a && again b && ! again c
 	commit_on a fs/xattr.c 6 'int a_two;'
 	V=1 run -0 stage export
 	! again a && again b && ! again c
