@@ -33,9 +33,8 @@ setup() {
 	export QEMU=$FIX/fake-qemu FAKE_GUESTS=$BATS_TEST_TMPDIR/guests
 	unset REF CASES QEMU_ACCEL JOBS
 	B=$OUT/build/for-next
-	mkdir -p "$P/ci/boot" "$P/topic-branches" "$FAKE_GUESTS" "$B/usr" "$B/guest" \
-		"$OUT/src/for-next/tools/testing"
-	cp -r "$k/tools/testing/kunit" "$OUT/src/for-next/tools/testing/"
+	mkdir -p "$P/ci/boot" "$P/topic-branches" "$FAKE_GUESTS" "$B/usr" "$B/guest"
+	cp -r "$k/tools/testing/kunit" "$B/kunit"
 	cp "$k/usr/gen_init_cpio" "$B/usr/"
 	for p in init harness_test hotplug_test; do
 		printf '#!/bin/sh\necho %s\n' "$p" >"$B/guest/$p"

@@ -14,17 +14,17 @@ CASE_KEYS=(boot.tests boot.cmdline boot.qemu boot.timeout boot.expect
 	initramfs.init-gid initramfs.host initramfs.entry initramfs.packages)
 HOTPLUG_KEYS=(marker command)
 
-# ref_dir REF: the name REF's files go under (out/src/<dir>, out/build/<dir>).
+# ref_dir REF: the name REF's files go under (out/build/<dir>, and the
+# shared build tree $CACHE_DIR/kbuild/{src,build}/<dir>).
 ref_dir() {
 	printf '%s\n' "${1//\//-}"
 }
 
-# ref_paths REF: set REF_DIR, SRC (worktree), BUILD (O= directory) and
+# ref_paths REF: set REF_DIR, BUILD (what make build leaves for boot) and
 # BZIMAGE for REF.
 # shellcheck disable=SC2034 # used by the stages
 ref_paths() {
 	REF_DIR=$(ref_dir "$1")
-	SRC=$OUT/src/$REF_DIR
 	BUILD=$OUT/build/$REF_DIR
 	BZIMAGE=$OUT/bzImage-$REF_DIR
 }
