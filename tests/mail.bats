@@ -91,6 +91,9 @@ setup() {
 	cp -a "$BATS_FILE_TMPDIR/base/proj" "$P"
 	export PROJECT=$P KTREE=$P/out/linux CACHE_DIR=$BATS_TEST_TMPDIR/cache
 	unset OUT MAILDIR V KEEP SEND TOPIC URL FAKE_GM_FAIL FAKE_TOOL_LOG FRESH
+	# The results setup_file's run cached (tools, verified folders): a
+	# test that needs an empty cache removes it.
+	cp -a "$BATS_FILE_TMPDIR/cache" "$CACHE_DIR"
 }
 
 # header FILE NAME: the (unfolded) value of header NAME of a mail file.
@@ -120,6 +123,7 @@ patch_ids() {
 }
 
 @test "a second run changes no byte, wherever the tree and whenever the run" {
+	rm -rf "$CACHE_DIR"
 	export FAKE_TOOL_LOG=$BATS_TEST_TMPDIR/tools
 	run -0 stage mail
 	[ -s "$FAKE_TOOL_LOG" ]
@@ -262,7 +266,6 @@ patch_ids() {
 
 @test "a damaged tool result in the cache is run again, and so is one from another python3" {
 	# The cache setup_file's run filled: every result is there.
-	cp -a "$BATS_FILE_TMPDIR/cache" "$CACHE_DIR"
 	export FAKE_TOOL_LOG=$BATS_TEST_TMPDIR/tools
 	f=$(grep -l . "$CACHE_DIR"/tool/*/stdout | head -n1)
 	echo "Eve Extra <eve@example.org>" >>"$f"
@@ -278,6 +281,36 @@ patch_ids() {
 	PATH=$BATS_TEST_TMPDIR/py:$PATH run -0 stage mail
 	grep -qx checkpatch "$FAKE_TOOL_LOG"
 	[ "$(grep -c . "$FAKE_TOOL_LOG")" = "$(find "$BATS_FILE_TMPDIR/cache/tool" -name stdout | wc -l)" ]
+}
+
+@test "a posted folder verified before is not checked again, unless an input changed" {
+	verified() { grep -c ': as verified before$' <<<"$output" || true; }
+	V=1 run -0 stage mail
+	[ "$(verified)" = 4 ]
+	[[ $output != *"b4 am"* ]]
+	# An entry naming a commit that is not there is checked again, and so
+	# is a damaged one.
+	e=("$CACHE_DIR"/verified/*/applied)
+	[ ${#e[@]} = 4 ]
+	echo 0123456789012345678901234567890123456789 >"${e[0]}"
+	(cd "${e[0]%/*}" && sha256sum applied >MANIFEST)
+	echo 0123456789012345678901234567890123456789 >"${e[1]}"
+	V=1 run -0 stage mail
+	[ "$(verified)" = 2 ]
+	[ "$(grep -c 'a damaged cache entry, dropped and computed again' <<<"$output")" = 1 ]
+	# Each kind of input: the exceptions, the tools, FRESH=1.
+	mkdir -p "$P/ci"
+	echo '# another comment' >>"$P/ci/checkpatch-exceptions"
+	V=1 run -0 stage mail
+	[ "$(verified)" = 0 ]
+	mkdir -p "$BATS_TEST_TMPDIR/py"
+	printf '#!/bin/sh\necho "Python 9.9"\n' >"$BATS_TEST_TMPDIR/py/python3"
+	chmod +x "$BATS_TEST_TMPDIR/py/python3"
+	PATH=$BATS_TEST_TMPDIR/py:$PATH V=1 run -0 stage mail
+	[ "$(verified)" = 0 ]
+	FRESH=1 V=1 run -0 stage mail
+	[ "$(verified)" = 0 ]
+	[ -z "$(git -C "$P" status --porcelain -- mail)" ]
 }
 
 @test "TOPIC= posts that topic and what it builds on; an unknown one is an error first" {
@@ -348,6 +381,7 @@ patch_ids() {
 }
 
 @test "get_maintainer.pl failing stops the posting, naming topic and patch" {
+	rm -rf "$CACHE_DIR"
 	FAKE_GM_FAIL=1 run -1 stage mail
 	[ "$(grep -c '^mail: ' <<<"$output")" = 1 ]
 	[[ "$output" == *"mail: topic 'a': scripts/get_maintainer.pl failed on 0001-fs-int-a_one.patch (MAINTAINERS: fixture failure): fix the patch or the tree's MAINTAINERS"* ]]
