@@ -386,7 +386,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -0 stage lock
 	at_lock
 	CACHE_DIR=$P/cache run -1 stage build
-	[[ $output == *"the kernel build cannot run under '$P/cache/kbuild' (Kbuild refuses spaces and colons in its paths): set CACHE_DIR= to a path without them"* ]]
+	[[ $output == *"the kernel build cannot run under '$P/cache/kbuild/src/for-next' (Kbuild refuses spaces and colons in its paths): set CACHE_DIR= to a path without them"* ]]
 	run -1 stage check
 	[[ $output == *"the kernel build cannot run under '$P/out' (Kbuild refuses spaces and colons in its paths): set OUT= and KTREE="* ]]
 }

@@ -101,14 +101,14 @@ calls() {
 @test "make clean-cache removes a shared build tree only while no build holds it" {
 	k=$XDG_CACHE_HOME/lsm-2007/kbuild
 	for r in for-next base; do
-		mkdir -p "$k/src/$r/kernel" "$k/build/$r/kernel" "$k/index"
-		touch "$k/src/$r/kernel/fork.c" "$k/build/$r/kernel/fork.o" "$k/index/$r" "$k/$r.lock"
+		mkdir -p "$k/src/$r/kernel" "$k/build/$r/kernel" "$k/git/$r"
+		touch "$k/src/$r/kernel/fork.c" "$k/build/$r/kernel/fork.o" "$k/git/$r/index" "$k/$r.lock"
 	done
 	exec {fd}>>"$k/base.lock"
 	flock -n "$fd"
 	run -2 make -s -C "$TOP" clean-cache
 	[[ $output == *"a build of base is running ("*"/kbuild/base.lock): run this again when it is done"* ]]
-	[ -f "$k/src/base/kernel/fork.c" ] && [ -f "$k/build/base/kernel/fork.o" ] && [ -f "$k/index/base" ]
+	[ -f "$k/src/base/kernel/fork.c" ] && [ -f "$k/build/base/kernel/fork.o" ] && [ -f "$k/git/base/index" ]
 	exec {fd}>&-
 	run -0 make -s -C "$TOP" clean-cache
 	[ -z "$(find "$k" -type f ! -name '*.lock')" ]

@@ -72,17 +72,24 @@ setup() {
 
 @test "a damaged shared build tree is put right; only the file that differed is compiled" {
 	src=$KB/src/for-next
-	printf 'garbage\n' >"$KB/index/for-next"
-	: >"$KB/index/for-next.lock"
+	printf 'garbage\n' >"$KB/git/for-next/index"
+	: >"$KB/git/for-next/index.lock"
+	# A run killed outright: a half-written object newer than its note.
+	touch "$KB/build/for-next/.ci-building"
+	sleep 0.1
+	printf 'half' >"$KB/build/for-next/security/landlock/ruleset.o"
 	echo '/* not in for-next */' >>"$src/security/landlock/fs.c"
 	echo '#error stray' >"$src/security/landlock/stray.h"
 	mkdir -p out/build/.for-next.new
 	touch ci/guest/vfsmount_hooks.h
 	V=1 run -0 make build
 	echo "$output"
-	[[ $output == *"the index of the shared build tree ("*"/kbuild/index/for-next) is damaged: made again from the files there"* ]]
+	[[ $output == *"the index of the shared build tree ("*"/kbuild/git/for-next/index) cannot be used ("*"): made again from the files there"* ]]
+	[[ $output == *"the last build of for-next in "*" was killed: what it wrote is made again"* ]]
 	[[ $output == *"CC      security/landlock/fs.o"* ]]
+	[[ $output == *"CC      security/landlock/ruleset.o"* ]]
 	[ "$(grep -c '^  CC  ' <<<"$output")" -le 3 ]
+	[ ! -e "$KB/build/for-next/.ci-building" ]
 	[[ $output == *"LD      vmlinux"* ]]
 	cmp "$src/security/landlock/fs.c" <(git -C out/linux show for-next:security/landlock/fs.c)
 	[ ! -e "$src/security/landlock/stray.h" ] && [ ! -e out/build/.for-next.new ]
@@ -91,11 +98,18 @@ setup() {
 	[[ $output != *"-o $KB/build/for-next/guest/init "* ]]
 }
 
-@test "another tree builds for-next from the shared build tree, compiling nothing; two at once take turns" {
+@test "another tree, its own git config, attributes and hooks aside, builds from the shared tree, compiling nothing; two take turns" {
 	t=$BATS_TEST_TMPDIR
 	git clone -q -n --shared out/linux "$t/linux"
 	git -C "$t/linux" fetch -q --update-head-ok origin 'refs/heads/*:refs/heads/*' \
 		'refs/starts/*:refs/starts/*'
+	mkdir -p "$t/hooks"
+	printf '#!/bin/sh\necho "$0" >>%s/hook-ran\n' "$t" >"$t/hooks/post-index-change"
+	chmod +x "$t/hooks/post-index-change"
+	git -C "$t/linux" config core.hooksPath "$t/hooks"
+	git -C "$t/linux" config core.autocrlf true
+	git -C "$t/linux" config core.trustctime false
+	echo '* text eol=crlf' >"$t/linux/.git/info/attributes"
 	KTREE=$t/linux OUT=$t/out V=1 make build >"$t/other.log" 2>&1 &
 	pid=$!
 	V=1 run -0 make build
@@ -106,5 +120,7 @@ setup() {
 	done
 	[[ $output$(cat "$t/other.log") == *"waiting for another build of for-next to finish"* ]]
 	cmp out/build/for-next/bzImage "$t/out/build/for-next/bzImage"
+	[ ! -e "$t/hook-ran" ]
+	cmp "$KB/src/for-next/security/landlock/fs.c" <(git -C out/linux show for-next:security/landlock/fs.c)
 	[ "$(cat "$t/out/build/for-next/.ci-commit")" = "$(git -C out/linux rev-parse for-next)" ]
 }
