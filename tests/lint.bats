@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The project's shell code: shellcheck clean, and no pipeline that pipefail
-# can turn into a wrong answer.
+# can turn into a wrong answer; and the finder of the commands it runs,
+# which the fresh-root test checks are installed.
 
 load helpers
 
@@ -29,4 +30,11 @@ shell_files() {
 # writer to die of SIGPIPE, and the pipeline then says the opposite.
 @test "no script ends a pipeline in grep -q" {
 	run -1 grep -nE '\|[[:space:]]*grep([[:space:]]+-[^[:space:]]+)*[[:space:]]+(-[[:alpha:]]*q|--quiet)' $(shell_files)
+}
+
+@test "commands.py: an option's argument of env, timeout or flock is not a command" {
+	f=$BATS_TEST_TMPDIR/s.sh
+	printf '#!/bin/bash\nenv -u GIT_DIR --unset X A=1 git status\ntimeout -k 5 10 sleep 1\nflock -w 3 9 cat\n' >"$f"
+	run -0 python3 "$TOP/tests/lib/commands.py" "$f"
+	[ "$output" = "$(printf '%s\n' cat env flock git sleep timeout)" ]
 }

@@ -39,6 +39,11 @@ WRAPPERS = {"run", "as_root", "exec", "env", "timeout", "nice", "command",
             "xargs", "sudo", "time", "flock", "unshare", "chroot", "!", "if",
             "then", "else", "do", "while", "until", "elif"}
 
+# Options of a wrapper that take the next word as their argument.
+ARG_OPTS = {"env": {"-u", "--unset", "-C", "--chdir"},
+            "timeout": {"-k", "--kill-after", "-s", "--signal"},
+            "flock": {"-w", "--timeout", "-E", "--conflict-exit-code"}}
+
 SEP = re.compile(r"\|\||&&|[|;&`()]")
 FUNC = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)", re.M)
 PY_CALL = re.compile(
@@ -166,7 +171,8 @@ def shell_commands(text, found, where):
                     while words and (words[0].startswith("-")
                                      or re.match(r"^\d+[smh]?$", words[0])
                                      or "=" in words[0]):
-                        words.pop(0)
+                        if words.pop(0) in ARG_OPTS.get(w, ()) and words:
+                            words.pop(0)
                     continue
                 found.add(w)
                 where.setdefault(w, lineno)
