@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# scripts/test (make test) on a fixture project of its own: the unit test
+# files run beside the e2e files, both count in the summary, and an
+# interrupted run stops both.
+
+load helpers
+
+setup() {
+	P=$BATS_TEST_TMPDIR/proj
+	export PROJECT=$P OUT=$P/out MARK=$BATS_TEST_TMPDIR/mark
+	unset TESTS TEST_JOBS UNIT_FAIL UNIT_SLEEP
+	mkdir -p "$P/tests/e2e" "$MARK"
+	cp -r "$TOP/tests/fixtures/make-test/." "$P/tests/"
+	export TESTS="tests/unit.bats tests/e2e/10-e2e.bats"
+}
+
+# make_test [WRAPPER...]: scripts/test, with nothing of the bats that runs
+# this file in its environment.
+make_test() {
+	local v
+	for v in $(compgen -e); do
+		case $v in BATS_*) unset "$v" ;; esac
+	done
+	exec "$@" "$TOP/scripts/test"
+}
+
+@test "the unit tests run beside the e2e files and count with them" {
+	run -0 make_test
+	[[ $output == *"# the 1 unit test files run beside the others; TAP in $OUT/test/side.tap"* ]]
+	[ "${lines[-1]}" = "4 passed, 0 failed" ]
+	[ "$(grep -c '^ok ' "$OUT/test/tap.txt")" = 4 ]
+}
+
+@test "a unit test that fails beside the e2e files fails the run" {
+	UNIT_FAIL=1 run -1 make_test
+	[[ $output == *"not ok 2 unit: fails when told"* ]]
+	[ "${lines[-1]}" = "3 passed, 1 failed" ]
+}
+
+@test "an interrupted run stops the unit tests beside it" {
+	# A shell that does not ignore SIGINT, as a terminal's would not, in
+	# a group of its own to send it to.
+	local nap=30.$$
+	UNIT_SLEEP=$nap make_test python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execv(sys.argv[1], sys.argv[1:])' >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
+	pid=$!
+	for _ in $(seq 200); do [ ! -e "$MARK/asleep" ] || break; sleep 0.1; done
+	[ -e "$MARK/asleep" ]
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 130 ]
+	# Nothing of the run is left: no test sleeps on, none wakes up.
+	for _ in $(seq 50); do pgrep -f "sleep $nap\$" >/dev/null || break; sleep 0.1; done
+	run ! pgrep -f "sleep $nap\$"
+	[ ! -e "$MARK/woke" ]
+}
