@@ -315,6 +315,40 @@ runs() {
 	EOF
 }
 
+@test "BASELINE=1: the report is kept in the cache; another semantic patch, pin or FRESH=1 runs spatch again" {
+	mkdir -p "$P/coccinelle" "$P/series"
+	cp "$TOP/coccinelle/simple_strtol.cocci" "$P/coccinelle/"
+	cp "$TOP/coccinelle/tests/simple_strtol/positive/parse.c" "$KTREE/security/"
+	git -C "$KTREE" add -A
+	git -C "$KTREE" commit -q -m "Import"
+	printf '[package]\n\tname = linux-source-6.1\n\tversion = 1.0-1\n' >"$P/series/base"
+	todo_check
+	b=$P/coccinelle/baseline.txt
+	BASELINE=1 run -0 "$TOP/scripts/check"
+	[ "$(grep -c ': simple_strtol: ' "$b")" = "$(grep -cF '/* EXPECT */' "$KTREE/security/parse.c")" ]
+	cp "$b" "$BATS_TEST_TMPDIR/first"
+	# Another clone, the same inputs: the same bytes, spatch not run.
+	mkdir -p "$BATS_TEST_TMPDIR/nospatch"
+	printf '#!/bin/sh\n[ "$1" = --version ] && exec %s "$@"\necho spatch ran >&2; exit 1\n' \
+		"$(command -v spatch)" >"$BATS_TEST_TMPDIR/nospatch/spatch"
+	chmod +x "$BATS_TEST_TMPDIR/nospatch/spatch"
+	rm -rf "$P/out" "$b"
+	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -0 "$TOP/scripts/check"
+	[[ $output == *"coccinelle/baseline.txt: 4 findings (as computed before, with the same inputs)"* ]]
+	cmp "$BATS_TEST_TMPDIR/first" "$b"
+	# Each input: the semantic patch, the pin, FRESH=1.
+	echo '// another comment' >>"$P/coccinelle/simple_strtol.cocci"
+	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
+	[[ $output == *"spatch failed on coccinelle/simple_strtol.cocci"* ]]
+	cmp "$BATS_TEST_TMPDIR/first" "$b"
+	BASELINE=1 run -0 "$TOP/scripts/check"
+	git config -f "$P/series/base" package.version 1.0-2
+	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
+	BASELINE=1 run -0 "$TOP/scripts/check"
+	grep -q '^# of base, linux-source-6.1 1.0-2 (' "$b"
+	FRESH=1 PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
+}
+
 @test "TOPIC= and CHECKS= select; unknown ones are named in the error" {
 	topic a
 	topic b
