@@ -37,11 +37,11 @@ make_test() {
 	[ "${lines[-1]}" = "3 passed, 1 failed" ]
 }
 
-@test "an interrupted run stops the unit tests beside it" {
-	# A shell that does not ignore SIGINT, as a terminal's would not, in
-	# a group of its own to send it to.
-	local nap=30.$$
-	UNIT_SLEEP=$nap make_test python3 -c '
+# background_make_test: scripts/test in the background ($pid), in a shell
+# that does not ignore SIGINT, as a terminal's would not, in a group of its
+# own to send signals to; once a unit test sleeps ($MARK/asleep).
+background_make_test() {
+	make_test python3 -c '
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
@@ -49,12 +49,41 @@ os.execv(sys.argv[1], sys.argv[1:])' >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	pid=$!
 	for _ in $(seq 200); do [ ! -e "$MARK/asleep" ] || break; sleep 0.1; done
 	[ -e "$MARK/asleep" ]
-	kill -INT -- "-$pid"
-	rc=0
-	wait "$pid" || rc=$?
-	[ "$rc" = 130 ]
-	# Nothing of the run is left: no test sleeps on, none wakes up.
-	for _ in $(seq 50); do pgrep -f "sleep $nap\$" >/dev/null || break; sleep 0.1; done
-	run ! pgrep -f "sleep $nap\$"
-	[ ! -e "$MARK/woke" ]
+}
+
+# gone PATTERN: no process matches PATTERN (within 5 s).
+gone() {
+	for _ in $(seq 50); do pgrep -f "$1" >/dev/null || return 0; sleep 0.1; done
+	! pgrep -af "$1"
+}
+
+@test "an interrupted run stops the unit tests beside it, one or two at a time" {
+	local jobs rc
+	for jobs in 1 2; do
+		export UNIT_SLEEP=30.$$$jobs TEST_JOBS=$jobs
+		rm -f "$MARK"/*
+		background_make_test
+		kill -INT -- "-$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" = 130 ]
+		# Nothing of the run is left: no test sleeps on, none wakes up.
+		gone "sleep $UNIT_SLEEP\$"
+		[ ! -e "$MARK/woke" ]
+		[ ! -e "$OUT/test/side.pid" ]
+	done
+}
+
+@test "the unit tests a killed run left beside it are stopped by the next run" {
+	export UNIT_SLEEP=30.$$
+	background_make_test
+	kill -KILL -- "-$pid"
+	wait "$pid" || true
+	# SIGKILL to make test's group does not reach the side's.
+	pgrep -f "sleep $UNIT_SLEEP\$" >/dev/null
+	rm -f "$MARK"/*
+	UNIT_SLEEP= run -0 make_test
+	[[ $output == *"stopping the unit tests that a killed make test left running (process group "* ]]
+	gone "sleep $UNIT_SLEEP\$"
+	[ "${lines[-1]}" = "4 passed, 0 failed" ]
 }
