@@ -315,6 +315,19 @@ runs() {
 	EOF
 }
 
+# wrap_spatch NAME CODE: a spatch in $BATS_TEST_TMPDIR/NAME/ that runs the
+# shell CODE, then the real one.
+wrap_spatch() {
+	mkdir -p "$BATS_TEST_TMPDIR/$1"
+	printf '#!/bin/bash\n%s\nexec %s "$@"\n' "$2" "$(command -v spatch)" >"$BATS_TEST_TMPDIR/$1/spatch"
+	chmod +x "$BATS_TEST_TMPDIR/$1/spatch"
+}
+
+# entries: the number of BASELINE=1 reports in the cache.
+entries() {
+	find "$CACHE_DIR/baseline" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' | wc -l
+}
+
 @test "BASELINE=1: the report is kept in the cache; another semantic patch, pin or FRESH=1 runs spatch again" {
 	mkdir -p "$P/coccinelle" "$P/series"
 	cp "$TOP/coccinelle/simple_strtol.cocci" "$P/coccinelle/"
@@ -341,7 +354,18 @@ runs() {
 	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
 	[[ $output == *"spatch failed on coccinelle/simple_strtol.cocci"* ]]
 	cmp "$BATS_TEST_TMPDIR/first" "$b"
+	# A spatch that fails on one folder, or gives up on a file: nothing
+	# is kept.
+	n=$(entries)
+	wrap_spatch half 'case "$*" in *"--dir security"*) kill -KILL $$ ;; esac'
+	PATH=$BATS_TEST_TMPDIR/half:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
+	[[ $output == *"spatch failed on coccinelle/simple_strtol.cocci"* ]]
+	[ "$(entries)" = "$n" ]
+	wrap_spatch exn 'echo "EXN: Out of memory in security/parse.c" >&2'
+	PATH=$BATS_TEST_TMPDIR/exn:$PATH BASELINE=1 run -0 "$TOP/scripts/check"
+	[ "$(entries)" = "$n" ]
 	BASELINE=1 run -0 "$TOP/scripts/check"
+	[ "$(entries)" = $((n + 1)) ]
 	git config -f "$P/series/base" package.version 1.0-2
 	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"
 	BASELINE=1 run -0 "$TOP/scripts/check"
