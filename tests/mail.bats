@@ -260,6 +260,7 @@ patch_ids() {
 	git -C "$P" add -A && git -C "$P" commit -q -m v2
 	sed -i 's/^Because the test says so\.$/Because I say so./' "$P"/mail/a/v1/0001-*.patch
 	run -1 stage mail
+	printf '%s\n' "$output"
 	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch was edited after it was posted"*"git -C $P checkout -- mail/a/v1'"* ]]
 	[[ "$output" != *"bump topic.version to 3"* ]]
 }
@@ -336,6 +337,7 @@ patch_ids() {
 	f=$P/mail/a/v1/0001-fs-int-a_one.patch
 	sed -i 's/^+int a_one;/+int a_ONE;/' "$f"
 	run -1 stage mail
+	printf '%s\n' "$output"
 	[[ "$output" == *"topic 'a': mail/a/v1/0001-fs-int-a_one.patch was edited after it was posted"* ]]
 	# Committed, or where mail/ is not in git, the check is the apply-back.
 	git -C "$P" commit -q -a -m "a broken posting"

@@ -65,6 +65,7 @@ OPTIONAL="sudo"
 	run fresh_run "$ROOT" make -s -C /root/project test TESTS="$files"
 	mkdir -p "$(dirname "$tap")"
 	cp "$ROOT/root/project/out/test/tap.txt" "$tap.new" && mv "$tap.new" "$tap"
-	[ "$status" -eq 0 ] || { printf '%s\n' "$output" | grep -v '^ok ' >&3; false; }
+	# As comments: a "not ok" line on fd 3 would count as a test of this file.
+	[ "$status" -eq 0 ] || { printf '%s\n' "$output" | grep -v '^ok ' | sed 's/^/# /' >&3; false; }
 	[[ ${lines[-1]} =~ ^[1-9][0-9]*\ passed,\ 0\ failed ]]
 }
