@@ -349,6 +349,12 @@ entries() {
 	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -0 "$TOP/scripts/check"
 	[[ $output == *"coccinelle/baseline.txt: 4 findings (as computed before, with the same inputs)"* ]]
 	cmp "$BATS_TEST_TMPDIR/first" "$b"
+	# A damaged entry is not trusted: spatch runs again, the same bytes.
+	[ "$(entries)" = 1 ]
+	echo 'security/x.c:1: simple_strtol: forged' >>"$(find "$CACHE_DIR/baseline" -name baseline.txt)"
+	BASELINE=1 run -0 "$TOP/scripts/check"
+	[[ $output == *"a damaged cache entry, dropped and computed again"* ]]
+	cmp "$BATS_TEST_TMPDIR/first" "$b"
 	# Each input: the semantic patch, the pin, FRESH=1.
 	echo '// another comment' >>"$P/coccinelle/simple_strtol.cocci"
 	PATH=$BATS_TEST_TMPDIR/nospatch:$PATH BASELINE=1 run -1 "$TOP/scripts/check"

@@ -87,3 +87,15 @@ gone() {
 	gone "sleep $UNIT_SLEEP\$"
 	[ "${lines[-1]}" = "4 passed, 0 failed" ]
 }
+
+@test "a second make test at the same time leaves the first one's unit tests alone" {
+	export UNIT_SLEEP=30.$$
+	background_make_test
+	UNIT_SLEEP= run -0 make_test
+	[[ $output != *"stopping the unit tests"* ]]
+	# The first one's test still sleeps, and the first one finishes.
+	pgrep -f "sleep $UNIT_SLEEP\$" >/dev/null
+	kill -INT -- "-$pid"
+	wait "$pid" || true
+	gone "sleep $UNIT_SLEEP\$"
+}
