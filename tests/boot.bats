@@ -105,8 +105,8 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 	[[ $output != *"ACPI: PM: Preparing to sleep"* ]]
 }
 
-@test "a hanging guest is killed at the case's timeout; the last lines are shown" {
-	mkcase hang <<-EOF
+@test "a spinning guest is killed when its CPU time reaches the timeout; the last lines are shown" {
+	mkcase spin <<-EOF
 	[boot]
 		tests = ci/guest/harness_test
 		timeout = 2
@@ -114,10 +114,38 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 	SECONDS=0
 	run -1 stage boot
 	[ "$SECONDS" -lt 15 ]
-	[[ $output == *"hang: timed out after 2s"* ]]
+	[[ $output == *"spin: timed out after 2s of CPU time"* ]]
 	[[ $output == *"last 20 lines:"* ]]
 	[[ $output == *"#  RUN           global.two ..."* ]]
+	[[ $output =~ spin\ +fail\ +1\ +1\ +0\ +[0-9.]+\ +[2-9]\.[0-9]$'\n' ]]
 	[ "${lines[-1]}" = "0 passed, 1 failed" ]
+}
+
+@test "an idle guest is killed after four times the timeout" {
+	mkcase hang <<-EOF
+	[boot]
+		tests = ci/guest/harness_test
+		timeout = 1
+	EOF
+	SECONDS=0
+	run -1 stage boot
+	[ "$SECONDS" -ge 4 ]
+	[ "$SECONDS" -lt 15 ]
+	[[ $output =~ "hang: timed out after 4s, idle (0."[0-9]"s of CPU time)" ]]
+	[[ $output == *"#  RUN           global.two ..."* ]]
+}
+
+# The guest's clock stops while the host gives its CPU to others (make
+# test runs the unit tests beside make boot): that is no timeout.
+@test "a guest slowed down past its timeout, not by its own work, passes" {
+	mkcase slow pass <<-EOF
+	[boot]
+		tests = ci/guest/harness_test
+		timeout = 1
+	EOF
+	sed -i '/Run \/init/a !sleep 2' "$FAKE_GUESTS/slow.guest"
+	run -0 stage boot
+	[ "${lines[-1]}" = "1 passed, 0 failed" ]
 }
 
 # meet NAME OTHER: a passing guest that boots only once the guest OTHER
@@ -128,7 +156,7 @@ meet() {
 		echo '!await '"$2"'.up'
 		cat "$FIX/pass.guest"
 	} >"$FAKE_GUESTS/$1.guest"
-	printf '[boot]\n\ttests = ci/guest/harness_test\n\ttimeout = 5\n' >"$P/ci/boot/$1"
+	printf '[boot]\n\ttests = ci/guest/harness_test\n\ttimeout = 2\n' >"$P/ci/boot/$1"
 }
 
 @test "JOBS=2 (the default) runs two guests at once; JOBS=1 one after the other" {
@@ -138,7 +166,7 @@ meet() {
 	[ "${lines[-1]}" = "2 passed, 0 failed" ]
 	rm -f "$FAKE_GUESTS"/*.up
 	JOBS=1 run -1 stage boot
-	[[ $output == *"a: timed out after 5s"* ]]
+	[[ $output == *"a: timed out after 8s, idle"* ]]
 }
 
 @test "two failing guests at once: each one's reasons together; stopping make boot stops the guests" {

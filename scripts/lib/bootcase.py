@@ -12,8 +12,13 @@ the tests' KTAP on ttyS1 (a pipe chardev, so kernel messages never split a
 KTAP line), the human monitor on a third pipe.  When the guest prints a line
 that is a [hotplug "NAME"] marker of the case file, the case's monitor
 commands are sent and the guest is answered on ttyS1 with "ok" or
-"error: MESSAGE".  A guest that outlives boot.timeout is killed.  Both
-streams are merged, in arrival order, into LOG.
+"error: MESSAGE".  Both streams are merged, in arrival order, into LOG.
+
+boot.timeout counts the CPU time QEMU uses, not the clock: on a busy host
+(make test runs the unit tests beside make boot) a guest runs slower but
+does the same work, and a spinning guest is killed after the same amount
+of it.  A guest that stops using the CPU (idle, waiting for something that
+never comes) is killed when IDLE_FACTOR times boot.timeout has passed.
 
 The case is then decided from: the KTAP of ttyS1 (and of the console, where
 built-in KUnit suites report), parsed by the tree's kunit_parser; a scan of
@@ -38,6 +43,10 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+
+# A guest that has used less than boot.timeout seconds of CPU is still
+# killed after IDLE_FACTOR times that many seconds.
+IDLE_FACTOR = 4
 
 BASE_CMDLINE = 'console=ttyS0 panic=-1 rdinit=/init'
 POWER_DOWN = 'reboot: Power down'
@@ -181,8 +190,19 @@ def mkfifos(base):
 		os.open(f'{base}.out', os.O_RDWR | os.O_NONBLOCK))
 
 
+def cpu_seconds(pid):
+	"""The CPU time process PID, all its threads, has used so far."""
+	try:
+		with open(f'/proc/{pid}/stat', encoding='ascii') as f:
+			fields = f.read().rsplit(')', 1)[1].split()
+	except OSError:
+		return 0.0
+	return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
 def run_qemu(case, args):
-	"""Boot the guest; return (console lines, test lines, status, seconds)."""
+	"""Boot the guest; return (console lines, test lines, status, seconds,
+	CPU seconds)."""
 	work = args.workdir
 	tests_in, tests_out = mkfifos(os.path.join(work, 'tests'))
 	mon_in, mon_out = mkfifos(os.path.join(work, 'monitor'))
@@ -201,7 +221,7 @@ def run_qemu(case, args):
 	console, tests = [], []
 	streams = {}
 	start = time.monotonic()
-	deadline = start + case.timeout
+	deadline = start + case.timeout * IDLE_FACTOR
 	proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
 				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 				start_new_session=True)
@@ -250,7 +270,7 @@ def run_qemu(case, args):
 			_, reply = mon.replies.pop(0)
 			os.write(tests_in, (reply + '\n').encode())
 
-	status = None
+	status, cpu = None, 0.0
 	try:
 		while True:
 			now = time.monotonic()
@@ -264,7 +284,8 @@ def run_qemu(case, args):
 						break
 				status = proc.returncode
 				break
-			if now >= deadline:
+			cpu = cpu_seconds(proc.pid)
+			if now >= deadline or cpu >= case.timeout:
 				os.killpg(proc.pid, signal.SIGKILL)
 				proc.wait()
 				drain(0)
@@ -284,7 +305,7 @@ def run_qemu(case, args):
 	seconds = time.monotonic() - start
 	for fd in (tests_in, tests_out, mon_in, mon_out):
 		os.close(fd)
-	return console, tests, status, seconds
+	return console, tests, status, seconds, cpu
 
 
 def load_parser(path):
@@ -371,7 +392,7 @@ def first_splat(console):
 	return None
 
 
-def decide(case, args, console, tests, status, seconds):
+def decide(case, args, console, tests, status, seconds, cpu):
 	"""Turn what the guest printed into a verdict dictionary."""
 	parser, printer = load_parser(args.parser)
 	reasons, detail = [], []
@@ -379,7 +400,11 @@ def decide(case, args, console, tests, status, seconds):
 	results = []
 
 	if status == 'timeout':
-		reasons.append(f'timed out after {case.timeout}s')
+		if cpu >= case.timeout:
+			reasons.append(f'timed out after {case.timeout}s of CPU time')
+		else:
+			reasons.append(f'timed out after {seconds:.0f}s, idle '
+				       f'({cpu:.1f}s of CPU time)')
 		detail = [f'last {TAIL} lines:'] + MERGED[-TAIL:]
 
 	scan = console
@@ -453,6 +478,7 @@ def decide(case, args, console, tests, status, seconds):
 	else:
 		verdict = 'pass'
 	return {'case': case.name, 'verdict': verdict, 'seconds': round(seconds, 1),
+		'cpu': round(cpu, 1),
 		**counts, 'reasons': reasons, 'detail': detail, 'results': results,
 		'parsed': parsed_text}
 
@@ -462,9 +488,9 @@ def cmd_run(args):
 	case = Case(args.casefile)
 	os.makedirs(args.workdir, exist_ok=True)
 	with open(args.log, 'w') as LOG:
-		console, tests, status, seconds = run_qemu(case, args)
+		console, tests, status, seconds, cpu = run_qemu(case, args)
 	LOG = None
-	res = decide(case, args, console, tests, status, seconds)
+	res = decide(case, args, console, tests, status, seconds, cpu)
 	with open(os.path.join(args.workdir, 'ktap'), 'w') as f:
 		f.write('\n'.join(tests) + '\n')
 	with open(os.path.join(args.workdir, 'parsed'), 'w') as f:
@@ -482,8 +508,8 @@ def cmd_run(args):
 def cmd_skip(args):
 	case = Case(args.casefile)
 	os.makedirs(args.workdir, exist_ok=True)
-	res = {'case': case.name, 'verdict': 'skip', 'seconds': 0.0, 'passed': 0,
-	       'failed': 0, 'skipped': 0, 'reasons': [args.reason], 'detail': [],
+	res = {'case': case.name, 'verdict': 'skip', 'seconds': 0.0, 'cpu': 0.0,
+	       'passed': 0, 'failed': 0, 'skipped': 0, 'reasons': [args.reason], 'detail': [],
 	       'results': []}
 	with open(os.path.join(args.workdir, 'result.json'), 'w') as f:
 		json.dump(res, f, indent=1)
@@ -497,11 +523,13 @@ def cmd_report(args):
 			results.append(json.load(f))
 	n = {'pass': 0, 'fail': 0, 'skip': 0}
 	width = max([len(r['case']) for r in results] + [4])
-	print(f'  {"case":<{width}}  verdict  passed failed skipped  seconds')
+	print(f'  {"case":<{width}}  verdict  passed failed skipped  seconds'
+	      '    cpu')
 	for r in results:
 		n[r['verdict']] += 1
 		print(f'  {r["case"]:<{width}}  {r["verdict"]:<7}  {r["passed"]:>6} '
-		      f'{r["failed"]:>6} {r["skipped"]:>7}  {r["seconds"]:>7.1f}')
+		      f'{r["failed"]:>6} {r["skipped"]:>7}  {r["seconds"]:>7.1f}'
+		      f'  {r["cpu"]:>5.1f}')
 
 	suites = ET.Element('testsuites', name='boot')
 	for r in results:
