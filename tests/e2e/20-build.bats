@@ -2,7 +2,8 @@
 # make build on the real tree (left by 10-tree): for-next's kernel, its
 # uapi headers, the guest programs and the kselftest suites the boot cases
 # run; a dropped config symbol fails it by name; the build tree shared by
-# the machine's clones: put right when damaged, taken by another tree.
+# the machine's clones: put right when damaged, taken by another tree
+# without running make, a product that changed made again.
 
 load ../helpers
 
@@ -117,10 +118,24 @@ setup() {
 	cat "$t/other.log"
 	for log in "$output" "$(cat "$t/other.log")"; do
 		[[ $log != *"  CC  "* ]] && [[ $log != *"LD      vmlinux"* ]]
+		# Nothing the last build's products are made from changed.
+		[[ $log == *"as the last build of for-next left them"* ]] && [[ $log != *"+ make -C"* ]]
 	done
 	[[ $output$(cat "$t/other.log") == *"waiting for another build of for-next to finish"* ]]
 	cmp out/build/for-next/bzImage "$t/out/build/for-next/bzImage"
 	[ ! -e "$t/hook-ran" ]
 	cmp "$KB/src/for-next/security/landlock/fs.c" <(git -C out/linux show for-next:security/landlock/fs.c)
 	[ "$(cat "$t/out/build/for-next/.ci-commit")" = "$(git -C out/linux rev-parse for-next)" ]
+}
+
+@test "a product of the shared build tree that changed since is made again, the same bytes" {
+	bz=$KB/build/for-next/arch/x86/boot/bzImage
+	cp "$bz" "$BATS_TEST_TMPDIR/bzImage"
+	truncate -s 4096 "$bz"
+	V=1 run -0 make build
+	echo "$output"
+	[[ $output == *"the products of the last build of for-next in "*" are not what it made (arch/x86/boot/bzImage): built again"* ]]
+	[[ $output == *"BUILD   arch/x86/boot/bzImage"* ]] && [[ $output != *"  CC  "* ]]
+	cmp "$bz" "$BATS_TEST_TMPDIR/bzImage"
+	cmp out/build/for-next/bzImage "$BATS_TEST_TMPDIR/bzImage"
 }
