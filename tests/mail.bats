@@ -380,6 +380,11 @@ patch_ids() {
 	git config -f "$P/topic-branches/b.conf" --unset topic.change-id
 	run -1 stage mail
 	[[ "$output" == *"mail: topic 'b': topic.change-id is missing or malformed in topic-branches/b.conf: set it once, e.g. git config -f topic-branches/b.conf topic.change-id "*"-b-"* ]]
+	git -C "$P" checkout -q topic-branches
+	mail_topic f
+	run -1 stage mail
+	[ "$(grep -c '^mail: ' <<<"$output")" = 1 ]
+	[[ "$output" == *"mail: topic 'f': $KTREE has no branch f or no refs/starts/f: run 'make tree'"* ]]
 }
 
 @test "get_maintainer.pl failing stops the posting, naming topic and patch" {

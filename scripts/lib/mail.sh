@@ -48,13 +48,18 @@ mail_patches() {
 # mail_need_tree: $KTREE exists and its branches are those of series/lock
 # (so what is posted is what series/ holds).
 mail_need_tree() {
-	local sha ref have
+	local sha ref h
+	local -A have=()
 	[ -d "$KTREE/.git" ] || die "no kernel tree at $KTREE: run 'make tree' first"
 	[ -f "$SERIES/lock" ] || return 0
 	while read -r sha ref; do
-		have=$(kgit rev-parse -q --verify "$ref" || echo none)
-		[ "$have" = "$sha" ] ||
-			die "$ref in $KTREE is $have, series/lock says $sha: run 'make export' if you committed there, else 'make tree'"
+		have[$ref]=$sha
+	done < <(kgit for-each-ref --format='%(objectname) %(refname)')
+	while read -r sha ref; do
+		h=none
+		[ -z "$ref" ] || h=${have[$ref]:-none}
+		[ "$h" = "$sha" ] ||
+			die "$ref in $KTREE is $h, series/lock says $sha: run 'make export' if you committed there, else 'make tree'"
 	done <"$SERIES/lock"
 }
 
