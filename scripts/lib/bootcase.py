@@ -17,8 +17,9 @@ commands are sent and the guest is answered on ttyS1 with "ok" or
 boot.timeout counts the CPU time QEMU uses, not the clock: on a busy host
 (make test runs the unit tests beside make boot) a guest runs slower but
 does the same work, and a spinning guest is killed after the same amount
-of it.  A guest that stops using the CPU (idle, waiting for something that
-never comes) is killed when IDLE_FACTOR times boot.timeout has passed.
+of it.  A guest that is idle, waiting for something that never comes, is
+killed once it has used less than IDLE_SHARE of the CPU for boot.timeout
+seconds of the clock; and any guest at WALL_FACTOR times boot.timeout.
 
 The case is then decided from: the KTAP of ttyS1 (and of the console, where
 built-in KUnit suites report), parsed by the tree's kunit_parser; a scan of
@@ -32,10 +33,12 @@ verdict (any verdict), 2 for bad usage.
 """
 
 import argparse
+import collections
 import io
 import json
 import os
 import re
+import resource
 import select
 import shlex
 import signal
@@ -44,9 +47,12 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-# A guest that has used less than boot.timeout seconds of CPU is still
-# killed after IDLE_FACTOR times that many seconds.
-IDLE_FACTOR = 4
+# The QEMU of an idle guest (a halted CPU and 250 timer ticks a second
+# under TCG) uses about 7 % of a host CPU; a guest sharing a core with two
+# other jobs still gets a third.  No guest outlives WALL_FACTOR times its
+# timeout.
+IDLE_SHARE = 0.15
+WALL_FACTOR = 5
 
 BASE_CMDLINE = 'console=ttyS0 panic=-1 rdinit=/init'
 POWER_DOWN = 'reboot: Power down'
@@ -202,7 +208,7 @@ def cpu_seconds(pid):
 
 def run_qemu(case, args):
 	"""Boot the guest; return (console lines, test lines, status, seconds,
-	CPU seconds)."""
+	CPU seconds, why it timed out)."""
 	work = args.workdir
 	tests_in, tests_out = mkfifos(os.path.join(work, 'tests'))
 	mon_in, mon_out = mkfifos(os.path.join(work, 'monitor'))
@@ -221,7 +227,10 @@ def run_qemu(case, args):
 	console, tests = [], []
 	streams = {}
 	start = time.monotonic()
-	deadline = start + case.timeout * IDLE_FACTOR
+	deadline = start + case.timeout * WALL_FACTOR
+	# (time, CPU seconds): the last sample at least boot.timeout old, and
+	# every one after it.
+	samples = collections.deque()
 	proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
 				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 				start_new_session=True)
@@ -270,7 +279,7 @@ def run_qemu(case, args):
 			_, reply = mon.replies.pop(0)
 			os.write(tests_in, (reply + '\n').encode())
 
-	status, cpu = None, 0.0
+	status, cpu, why = None, 0.0, None
 	try:
 		while True:
 			now = time.monotonic()
@@ -285,7 +294,19 @@ def run_qemu(case, args):
 				status = proc.returncode
 				break
 			cpu = cpu_seconds(proc.pid)
-			if now >= deadline or cpu >= case.timeout:
+			samples.append((now, cpu))
+			while len(samples) > 1 and samples[1][0] <= now - case.timeout:
+				samples.popleft()
+			if cpu >= case.timeout:
+				why = f'timed out after {case.timeout}s of CPU time'
+			elif samples[0][0] <= now - case.timeout and \
+			     cpu - samples[0][1] < IDLE_SHARE * case.timeout:
+				why = (f'timed out: idle for {case.timeout}s '
+				       f'({cpu:.1f}s of CPU time in all)')
+			elif now >= deadline:
+				why = (f'timed out after {case.timeout * WALL_FACTOR}s '
+				       f'({cpu:.1f}s of CPU time)')
+			if why:
 				os.killpg(proc.pid, signal.SIGKILL)
 				proc.wait()
 				drain(0)
@@ -303,9 +324,12 @@ def run_qemu(case, args):
 		if splitter:
 			take(kind, splitter.rest())
 	seconds = time.monotonic() - start
+	# QEMU, waited for, is this process's only child: its whole CPU time.
+	usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+	cpu = max(cpu, usage.ru_utime + usage.ru_stime)
 	for fd in (tests_in, tests_out, mon_in, mon_out):
 		os.close(fd)
-	return console, tests, status, seconds, cpu
+	return console, tests, status, seconds, cpu, why
 
 
 def load_parser(path):
@@ -392,7 +416,7 @@ def first_splat(console):
 	return None
 
 
-def decide(case, args, console, tests, status, seconds, cpu):
+def decide(case, args, console, tests, status, seconds, cpu, why):
 	"""Turn what the guest printed into a verdict dictionary."""
 	parser, printer = load_parser(args.parser)
 	reasons, detail = [], []
@@ -400,11 +424,7 @@ def decide(case, args, console, tests, status, seconds, cpu):
 	results = []
 
 	if status == 'timeout':
-		if cpu >= case.timeout:
-			reasons.append(f'timed out after {case.timeout}s of CPU time')
-		else:
-			reasons.append(f'timed out after {seconds:.0f}s, idle '
-				       f'({cpu:.1f}s of CPU time)')
+		reasons.append(why)
 		detail = [f'last {TAIL} lines:'] + MERGED[-TAIL:]
 
 	scan = console
@@ -488,9 +508,9 @@ def cmd_run(args):
 	case = Case(args.casefile)
 	os.makedirs(args.workdir, exist_ok=True)
 	with open(args.log, 'w') as LOG:
-		console, tests, status, seconds, cpu = run_qemu(case, args)
+		console, tests, status, seconds, cpu, why = run_qemu(case, args)
 	LOG = None
-	res = decide(case, args, console, tests, status, seconds, cpu)
+	res = decide(case, args, console, tests, status, seconds, cpu, why)
 	with open(os.path.join(args.workdir, 'ktap'), 'w') as f:
 		f.write('\n'.join(tests) + '\n')
 	with open(os.path.join(args.workdir, 'parsed'), 'w') as f:
