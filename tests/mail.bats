@@ -192,6 +192,11 @@ patch_ids() {
 	[ "$(grep -c . "$BATS_TEST_TMPDIR/note")" = 3 ]
 	! awk 'length($0) > 72' "$BATS_TEST_TMPDIR/note" | grep . || false
 	grep -q '^1.0-2+deb12u1~bpo11+1.really.a.long.one (Linux 6.1):$' "$BATS_TEST_TMPDIR/note"
+	# Without it there is no note: nothing is posted.
+	git config -f "$P/series/base" --unset package.version
+	MAILDIR=$BATS_TEST_TMPDIR/mail3 run -1 stage mail
+	[[ "$output" == *"series/base: 'package.version' is not set"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/mail3/a" ]
 }
 
 @test "the Linux version of the note is the base Makefile's kernelversion" {
@@ -380,6 +385,10 @@ patch_ids() {
 	git config -f "$P/topic-branches/b.conf" --unset topic.change-id
 	run -1 stage mail
 	[[ "$output" == *"mail: topic 'b': topic.change-id is missing or malformed in topic-branches/b.conf: set it once, e.g. git config -f topic-branches/b.conf topic.change-id "*"-b-"* ]]
+	git -C "$P" checkout -q topic-branches
+	git config -f "$P/topic-branches/b.conf" topic.version "$(printf '1\n2')"
+	run -1 stage mail
+	[[ "$output" == *"mail: topic 'b': topic.version is '1"$'\n'"2' in topic-branches/b.conf: make it a positive integer"* ]]
 	git -C "$P" checkout -q topic-branches
 	mail_topic f
 	run -1 stage mail
