@@ -441,7 +441,8 @@ generate() {
 		progress "applying $t"
 		START_OF[$t]=$(topic_start "$t")
 		HEAD_OF[$t]=$(apply_topic "$t" "${START_OF[$t]}")
-		info "$t: $(kgit rev-list --count "${START_OF[$t]}..${HEAD_OF[$t]}") patches, head ${HEAD_OF[$t]}"
+		[ "$V" != 1 ] ||
+			info "$t: $(kgit rev-list --count "${START_OF[$t]}..${HEAD_OF[$t]}") patches, head ${HEAD_OF[$t]}"
 	done
 	cur=${HEAD_OF[base]}
 	for t in "${ORDER[@]}"; do
