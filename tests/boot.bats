@@ -284,6 +284,24 @@ meet() {
 	[[ $output == *"CASES: no case file ci/boot/nope"* ]]
 }
 
+@test "CASES_DIR= and BOOT_OUT= boot another folder's case into another folder, out/boot left alone" {
+	mkcase pass </dev/null
+	run -0 stage boot
+	cp "$OUT/boot/pass.log" "$BATS_TEST_TMPDIR/pass.log"
+	mkdir -p "$P/ci/bench"
+	printf '[boot]\n\ttests = ci/guest/harness_test\n\tqemu = -icount shift=0,sleep=off\n' \
+		>"$P/ci/bench/hooks"
+	cp "$FIX/pass.guest" "$FAKE_GUESTS/hooks.guest"
+	CASES_DIR=$P/ci/bench CASES=hooks BOOT_OUT=$OUT/bench/x run -0 stage boot
+	[ "${lines[-1]}" = "1 passed, 0 failed" ]
+	grep -q '^ok 1 ci/guest/harness_test$' "$OUT/bench/x/hooks.log"
+	grep -A1 -x -- -icount "$FAKE_GUESTS/argv" | grep -qx shift=0,sleep=off
+	cmp "$OUT/boot/pass.log" "$BATS_TEST_TMPDIR/pass.log"
+	[ ! -e "$OUT/boot/hooks.log" ]
+	CASES_DIR=$P/ci/bench CASES=nope run -1 stage boot
+	[[ $output == *"CASES: no case file ci/bench/nope"* ]]
+}
+
 @test "a case requiring a topic the ref lacks is skipped" {
 	mkcase pass <<-EOF
 	[boot]

@@ -60,7 +60,7 @@ boot_cases() {
 	local c f
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
-			[ -f "$CASES_DIR/$c" ] || die "CASES: no case file ci/boot/$c"
+			[ -f "$CASES_DIR/$c" ] || die "CASES: no case file ${CASES_DIR#"$PROJECT"/}/$c"
 			printf '%s\n' "$c"
 		done
 		return
