@@ -300,6 +300,14 @@ meet() {
 	[ ! -e "$OUT/boot/hooks.log" ]
 	CASES_DIR=$P/ci/bench CASES=nope run -1 stage boot
 	[[ $output == *"CASES: no case file ci/bench/nope"* ]]
+	# Its logs are removed before the run: nothing outside out/.
+	for d in "$P/elsewhere" "$OUT/../elsewhere" "$OUT"; do
+		mkdir -p "$d"
+		touch "$d/keep.log"
+		CASES_DIR=$P/ci/bench CASES=hooks BOOT_OUT=$d run -1 stage boot
+		[[ $output == *"BOOT_OUT=$d: not a folder under $OUT"* ]]
+		[ -e "$d/keep.log" ]
+	done
 }
 
 @test "a case requiring a topic the ref lacks is skipped" {
