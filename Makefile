@@ -7,7 +7,7 @@ S := scripts
 
 .DEFAULT_GOAL := all
 .PHONY: all help deps tree export restack lock repin build boot check mail \
-	trailers pull-request send test bench clean clean-cache
+	trailers pull-request send test bench bench-hooks clean clean-cache
 
 ## all: the whole pipeline on the pinned default (tree, build, boot, check, mail)
 all: tree build boot check mail
@@ -48,7 +48,7 @@ deps:
 # Every stage starts from a machine that has all of it: quiet and quick when
 # nothing is missing.
 tree export restack lock repin build boot check mail trailers pull-request \
-	send test bench: deps
+	send test bench bench-hooks: deps
 
 ## tree: regenerate out/linux (KTREE=) from the pinned tarball and series/ (FORCE=1)
 tree:
@@ -98,12 +98,15 @@ pull-request:
 send:
 	@$(S)/send
 
-## test: the test suite, ends "N passed, N failed"; bench: stage timings
+## test: the tests ("N passed, N failed"); bench: stage times; bench-hooks: hook cost
 test:
 	@$(S)/test
 
 bench:
 	@$(S)/bench
+
+bench-hooks:
+	@$(S)/bench-hooks
 
 ## clean: remove out/ except out/linux; clean-cache: empty ~/.cache/lsm-2007
 clean:

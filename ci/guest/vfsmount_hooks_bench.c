@@ -48,18 +48,19 @@ static long long now_ns(void)
 
 enum op {
 	SETXATTR, FSETXATTR, FSETXATTR_RO, REMOVEXATTR, FREMOVEXATTR,
-	UTIMENSAT, UTIMENSAT_FD, UTIMENSAT_RO, NR_OPS
+	UTIMENSAT, UTIMENSAT_FD, UTIMENSAT_RO, CHMOD, NR_OPS
 };
 
 /*
  * A remove needs the attribute there: its loop sets and removes.  A
  * descriptor opened for writing under the task's profile is mediated at
  * open; one opened read-only has its name checked again on each call.
+ * chmod is there to compare with: AppArmor mediated it by name before.
  */
 static const char *const op_names[] = {
 	"setxattr", "fsetxattr", "fsetxattr(ro fd)", "setxattr+removexattr",
 	"fsetxattr+fremovexattr", "utimensat", "utimensat(fd, NULL)",
-	"utimensat(ro fd, NULL)",
+	"utimensat(ro fd, NULL)", "chmod",
 };
 
 static int run_op(enum op op, const char *path, int fd, int ro)
@@ -85,6 +86,8 @@ static int run_op(enum op op, const char *path, int fd, int ro)
 		return futimens(fd, NULL);
 	case UTIMENSAT_RO:
 		return futimens(ro, NULL);
+	case CHMOD:
+		return chmod(path, 0644);
 	default:
 		return -1;
 	}
