@@ -336,6 +336,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -1 stage tree
 	[[ $output != *"was not made by make tree"* ]]
 	run -1 stage export
+	echo "$output"
 	[[ $output == *"for-next has commits of its own"*"$id fs: int on_for_next;"* ]]
 	[[ $output == *"git -C $KTREE cherry-pick $id && git -C $KTREE branch -f for-next refs/series/for-next && make export"* ]]
 	[[ $output != *"run 'make export'"* ]]
