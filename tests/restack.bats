@@ -102,6 +102,7 @@ heads() {
 	[ ! -d "$KTREE/.git/rebase-apply" ]
 	[ -z "$(git -C "$KTREE" status --porcelain)" ]
 	ABORT=1 run -1 stage restack
+	echo "$output"
 	[[ $output == *"no make restack is under way"* ]]
 }
 
