@@ -203,10 +203,21 @@ read_topic_conf() {
 	base | for-next | HEAD | *[!A-Za-z0-9._-]* | [.-]* | *.lock | *..*)
 		die "$rel: '$t' cannot name a topic (base, for-next and HEAD are taken; letters, digits, '.', '_' and '-' only)" ;;
 	esac
-	mapfile -d '' -t entries < <(git config -f "$f" -z --list 2>/dev/null)
-	if ! wait $!; then
+	# git's status comes last, in the stream: "wait $!" on the process
+	# substitution returns 127 when bash has reaped it already, which a
+	# loaded machine makes happen now and then.
+	mapfile -d '' -t entries < <(
+		if git config -f "$f" -z --list 2>/dev/null; then
+			printf 'status 0'
+		else
+			printf 'status %d' "$?"
+		fi
+	)
+	e=${entries[-1]:-}
+	[ ${#entries[@]} -eq 0 ] || unset 'entries[-1]'
+	if [ "$e" != "status 0" ]; then
 		e=$(git config -f "$f" --list 2>&1 >/dev/null || true)
-		die "$rel: $(head -n1 <<<"$e" | sed 's/^fatal: //')"
+		die "$rel: $(head -n1 <<<"${e:-git config -f cannot read it}" | sed 's/^fatal: //')"
 	fi
 	# Entries are "key" or "key<newline>value".
 	for e in "${entries[@]}"; do
