@@ -105,3 +105,34 @@ setup() {
 	run -1 "$S/bench-hooks"
 	[[ $output == *"no '# bench' lines in the boot logs of out/bench/hooks-"* ]]
 }
+
+@test "two at once: each its own folder and table" {
+	"$S/bench-hooks" >"$BATS_TEST_TMPDIR/one" 2>&1 &
+	pid=$!
+	run -0 "$S/bench-hooks"
+	wait "$pid"
+	a=$(sed -n 's/^table: //p' "$BATS_TEST_TMPDIR/one")
+	b=$(sed -n 's/^table: //p' <<<"$output")
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ]
+	cmp <(tail -n +2 "$P/$a") <(tail -n +2 "$P/$b")
+}
+
+@test "Ctrl-C half way says INTERRUPTED and boots nothing more" {
+	# The second build hangs until interrupted.
+	printf '[ "$REF" != vfsmount-hooks ] || exec sleep 30\n' >>"$S/build"
+	set -m
+	"$S/bench-hooks" >"$BATS_TEST_TMPDIR/log" 2>&1 &
+	pid=$!
+	set +m
+	for _ in $(seq 50); do
+		grep -q 'build vfsmount-hooks' "$FAKE/calls" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -INT -- "-$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/log"
+	[ "$rc" = 130 ]
+	grep -q '^<== bench-hooks INTERRUPTED (SIGINT)' "$BATS_TEST_TMPDIR/log"
+	[ "$(grep -c '^boot' "$FAKE/calls")" = 1 ]
+}
