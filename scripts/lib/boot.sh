@@ -15,7 +15,7 @@ CASE_KEYS=(boot.tests boot.cmdline boot.qemu boot.timeout boot.expect
 HOTPLUG_KEYS=(marker command)
 
 # ref_dir REF: the name REF's files go under (out/build/<dir>, and the
-# shared build tree $CACHE_DIR/kbuild/{src,build}/<dir>).
+# shared build tree $CACHE_DIR/kbuild/src/<dir>).
 ref_dir() {
 	printf '%s\n' "${1//\//-}"
 }

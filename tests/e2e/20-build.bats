@@ -76,27 +76,31 @@ setup() {
 	printf 'garbage\n' >"$KB/git/for-next/index"
 	: >"$KB/git/for-next/index.lock"
 	# A run killed outright: a half-written object newer than its note.
-	touch "$KB/build/for-next/.ci-building"
+	touch "$KB/src/for-next/.ci-build/.ci-building"
 	sleep 0.1
-	printf 'half' >"$KB/build/for-next/security/landlock/ruleset.o"
+	printf 'half' >"$KB/src/for-next/.ci-build/security/landlock/ruleset.o"
 	echo '/* not in for-next */' >>"$src/security/landlock/fs.c"
 	echo '#error stray' >"$src/security/landlock/stray.h"
 	mkdir -p out/build/.for-next.new
 	touch ci/guest/vfsmount_hooks.h
+	# O= of older versions, beside src/.
+	mkdir -p "$KB/build/for-next/kernel"
 	V=1 run -0 make build
 	echo "$output"
+	[[ $output == *"removing the build of for-next in the old place ("*"/kbuild/build/for-next)"* ]]
+	[ ! -e "$KB/build/for-next" ]
 	[[ $output == *"the index of the shared build tree ("*"/kbuild/git/for-next/index) cannot be used ("*"): made again from the files there"* ]]
 	[[ $output == *"the last build of for-next in "*" was killed: what it wrote is made again"* ]]
 	[[ $output == *"CC      security/landlock/fs.o"* ]]
 	[[ $output == *"CC      security/landlock/ruleset.o"* ]]
 	[ "$(grep -c '^  CC  ' <<<"$output")" -le 3 ]
-	[ ! -e "$KB/build/for-next/.ci-building" ]
+	[ ! -e "$KB/src/for-next/.ci-build/.ci-building" ]
 	[[ $output == *"LD      vmlinux"* ]]
 	cmp "$src/security/landlock/fs.c" <(git -C out/linux show for-next:security/landlock/fs.c)
 	[ ! -e "$src/security/landlock/stray.h" ] && [ ! -e out/build/.for-next.new ]
 	# Of the guest programs, those including the touched header.
-	[[ $output == *"-o $KB/build/for-next/guest/vfsmount_hooks "* ]]
-	[[ $output != *"-o $KB/build/for-next/guest/init "* ]]
+	[[ $output == *"-o $KB/src/for-next/.ci-build/guest/vfsmount_hooks "* ]]
+	[[ $output != *"-o $KB/src/for-next/.ci-build/guest/init "* ]]
 }
 
 @test "another tree, its own git config, attributes and hooks aside, builds from the shared tree, compiling nothing; two take turns" {
@@ -129,7 +133,7 @@ setup() {
 }
 
 @test "a product of the shared build tree that changed since is made again, the same bytes" {
-	bz=$KB/build/for-next/arch/x86/boot/bzImage
+	bz=$KB/src/for-next/.ci-build/arch/x86/boot/bzImage
 	cp "$bz" "$BATS_TEST_TMPDIR/bzImage"
 	truncate -s 4096 "$bz"
 	V=1 run -0 make build
