@@ -260,6 +260,97 @@ runs() {
 	[ "${lines[-1]}" = "0 passed, 1 failed" ]
 }
 
+# kbuild_for_next COMMIT: a whole build of for-next by make build, of
+# COMMIT, in the shared build tree ($KB), its files dated 2020; and the
+# clone's published .config it was made with.
+kbuild_for_next() {
+	KB=$CACHE_DIR/kbuild/src/for-next/.ci-build
+	mkdir -p "$KB/fs" "$KB/security" "$KB/kselftest/x" "$KB/guest" "$P/out/build/for-next"
+	printf 'CONFIG_X=y\n' >"$P/out/build/for-next/.config"
+	cp "$P/out/build/for-next/.config" "$KB/.config"
+	echo "$1" >"$KB/.ci-commit"
+	touch "$KB/.ci-built" "$KB/.ci-config" "$KB/fs/x.o" "$KB/security/a.o" "$KB/kselftest/x/t" "$KB/guest/init"
+	# objtool's build names its files by their whole path.
+	mkdir -p "$KB/tools/objtool"
+	printf 'cmd_%s/tools/objtool/check.o := gcc -I%s/tools/include %s/tools/objtool/check.c\n' \
+		"$KB" "${KB%/*}" "${KB%/*}" >"$KB/tools/objtool/.check.o.cmd"
+	find "$KB" -exec touch -h -d 2020-01-01 {} +
+}
+
+# build_check: a fixture check that writes what the check build holds
+# (CHECK_BUILD's files, or "none") and which object is older than its
+# source, to look.
+build_check() {
+	check look <<-'EOF'
+	{
+		if [ -d "$CHECK_BUILD" ]; then
+			(cd "$CHECK_BUILD" && find . ! -type d | sort | paste -sd' ')
+		else
+			echo none
+		fi
+		for f in fs/x security/a; do
+			[ ! -e "$CHECK_BUILD/$f.o" ] || [ ! "$f.c" -nt "$CHECK_BUILD/$f.o" ] || echo "$f.c newer"
+		done
+	} >"$CHECK_OUT/seen"
+	EOF
+}
+
+@test "a check build made afresh starts as a copy of make build's for-next build, dated after the worktree's files" {
+	topic a
+	patch a security/a.c 'int a;\n' "security: drop b and c" "Neither b nor c was ever used, so remove them now."
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	build_check
+	run -0 "$TOP/scripts/check"
+	[ "$(cat "$(R a 1)/look/seen")" = none ]
+	# A copy a killed run left is not kept.
+	mkdir -p "$P/out/check/src/.ci-build.new"
+	touch "$P/out/check/src/.ci-build.new/junk"
+	kbuild_for_next "$(git -C "$KTREE" rev-parse a)"
+	FRESH=1 V=1 run -0 "$TOP/scripts/check"
+	[[ $output == *"check build: a copy of make build's for-next build ($(git -C "$KTREE" rev-parse --short=12 a))"* ]]
+	# At patch 1 the worktree went back from a's head: fs/x.c was
+	# written after the copy, security/a.c was not.
+	[ "$(cat "$(R a 1)/look/seen")" = "./.ci-seed ./.config ./fs/x.o ./security/a.o ./tools/objtool/.check.o.cmd
+fs/x.c newer" ]
+	[ "$(cat "$(R a 2)/look/seen")" = "./.ci-seed ./.config ./fs/x.o ./security/a.o ./tools/objtool/.check.o.cmd
+fs/x.c newer" ]
+	local wt=$P/out/check/src
+	[ "$(cat "$wt/.ci-build/tools/objtool/.check.o.cmd")" = "cmd_$wt/.ci-build/tools/objtool/check.o := gcc -I$wt/tools/include $wt/tools/objtool/check.c" ]
+	[ ! -e "$P/out/check/src/.ci-build.new" ]
+	# make build's tree is as it was.
+	[ "$(stat -c %y "$KB/fs/x.o")" = "$(stat -c %y "$KB/.ci-built")" ]
+	[ "$(date -r "$KB/fs/x.o" +%Y)" = 2020 ]
+	# The check build is there now: a second fresh run keeps it.
+	touch "$P/out/check/src/.ci-build/mine"
+	FRESH=1 V=1 run -0 "$TOP/scripts/check"
+	[[ $output != *"a copy of make build's"* ]]
+	[[ "$(cat "$(R a 1)/look/seen")" == *"./mine"* ]]
+}
+
+@test "the check build starts from nothing when make build's for-next build is busy, incomplete, of another commit or config" {
+	topic a
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	build_check
+	local how fd
+	for how in commit config building built lock; do
+		kbuild_for_next "$(git -C "$KTREE" rev-parse a)"
+		case $how in
+		commit) echo 0123456789012345678901234567890123456789 >"$KB/.ci-commit" ;;
+		config) echo 'CONFIG_Y=y' >>"$KB/.config" ;;
+		building) touch "$KB/.ci-building" ;;
+		built) rm "$KB/.ci-built" ;;
+		lock) exec {fd}>>"$CACHE_DIR/kbuild/for-next.lock" && flock -n "$fd" ;;
+		esac
+		rm -rf "$P/out/check/src/.ci-build"
+		FRESH=1 V=1 run -0 "$TOP/scripts/check"
+		[ "$how" != lock ] || exec {fd}>&-
+		echo "$how: $output"
+		[[ $output != *"a copy of make build's"* ]]
+		[ "$(cat "$(R a 1)/look/seen")" = none ]
+		rm -rf "$CACHE_DIR/kbuild"
+	done
+}
+
 @test "a check killed at HEAD~ puts the worktree back at the patch" {
 	topic a
 	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."

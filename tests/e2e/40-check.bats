@@ -48,6 +48,19 @@ messages() {
 	[ "$(tail -n1 out/check/report.txt)" = "$(summary)" ]
 }
 
+@test "a check build made afresh starts as a copy of make build's for-next: a topic head compiles what differs" {
+	run -0 make build
+	rm -rf out/check/src/.ci-build
+	FRESH=1 TOPIC=apparmor CHECKS=kernel V=1 run -0 make check
+	[[ $output == *"check build: a copy of make build's for-next build ($(git -C out/linux rev-parse --short=12 for-next))"* ]]
+	log=$(ls out/check/apparmor/*/kernel/build.log)
+	grep -q '  LD      vmlinux$' "$log"
+	# apparmor's head lacks static-lsm: security.c, and what the config
+	# symbols static-lsm adds reach; a build from nothing compiles 1,300.
+	grep '^  CC  ' "$log"
+	[ "$(grep -c '^  CC  ' "$log")" -le 30 ]
+}
+
 @test "the fixture patches: each finding by its tool, in its own patch only" {
 	SERIES_DIR=$FIX run -2 make check
 	[ "$(summary)" = "2 passed, 7 failed" ]
