@@ -148,6 +148,26 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 	[[ $output =~ slow\ +pass\ +2\ +0\ +0\ +[3-9]\.[0-9]\ +[0-1]\.[0-9]$'\n' ]]
 }
 
+@test "QEMU= a wrapper that runs QEMU as its child: the child's CPU time counts" {
+	printf '#!/bin/bash\n"%s" "$@"\nexit $?\n' "$FIX/fake-qemu" >"$BATS_TEST_TMPDIR/wrap"
+	chmod +x "$BATS_TEST_TMPDIR/wrap"
+	mkcase slow pass <<-EOF
+	[boot]
+		tests = ci/guest/harness_test
+		timeout = 2
+	EOF
+	sed -i '/Run \/init/a !busy 3' "$FAKE_GUESTS/slow.guest"
+	mkcase spin <<-EOF
+	[boot]
+		tests = ci/guest/harness_test
+		timeout = 2
+	EOF
+	QEMU=$BATS_TEST_TMPDIR/wrap run -1 stage boot
+	[[ $output == *"spin: timed out after 2s of CPU time"* ]]
+	[[ $output =~ slow\ +pass\ +2\ +0\ +0\ +[3-9]\.[0-9]\ +[0-1]\.[0-9]$'\n' ]]
+	[ "${lines[-1]}" = "1 passed, 1 failed" ]
+}
+
 # meet NAME OTHER: a passing guest that boots only once the guest OTHER
 # has started too.
 meet() {
