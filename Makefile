@@ -6,6 +6,9 @@ SHELL := /bin/bash
 S := scripts
 
 .DEFAULT_GOAL := all
+# The stages share out/ and the kernel tree: one at a time, whatever -j says
+# (each one runs its own jobs in parallel).
+.NOTPARALLEL:
 .PHONY: all help deps tree export restack lock repin build boot check mail \
 	trailers pull-request send test bench bench-hooks clean clean-cache
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# make help: every target and every variable a user sets, in one screen.
+# The Makefile: make help lists every target and every variable a user
+# sets, in one screen; the stages run one at a time whatever -j says.
 
 load helpers
 
@@ -13,4 +14,29 @@ load helpers
 		CHECKS FRESH BASELINE SERIES_DIR MAILDIR KEEP SEND URL TESTS TEST_JOBS ABORT MBOX; do
 		grep -qE "(^| )$v=" <<<"$output" || { echo "variable $v missing"; false; }
 	done
+}
+
+@test "make -j4 runs the stages one after another, in order" {
+	local f=$BATS_TEST_TMPDIR/scripts s
+	mkdir "$f"
+	for s in deps tree build boot check mail; do
+		printf '#!/bin/bash\necho "start %s" >>%s/log\nsleep 0.3\necho "end %s" >>%s/log\n' \
+			"$s" "$f" "$s" "$f" >"$f/$s"
+		chmod +x "$f/$s"
+	done
+	run -0 make -s -C "$TOP" -j4 S="$f" all
+	diff - "$f/log" <<-EOF
+	start deps
+	end deps
+	start tree
+	end tree
+	start build
+	end build
+	start boot
+	end boot
+	start check
+	end check
+	start mail
+	end mail
+	EOF
 }
