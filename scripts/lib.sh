@@ -200,8 +200,8 @@ read_topic_conf() {
 	t=${f##*/}
 	t=${t%.conf}
 	case $t in
-	base | for-next | HEAD | *[!A-Za-z0-9._-]* | [.-]* | *.lock | *..*)
-		die "$rel: '$t' cannot name a topic (base, for-next and HEAD are taken; letters, digits, '.', '_' and '-' only)" ;;
+	base | for-next | HEAD | *[!A-Za-z0-9._-]* | [.-]* | *. | *.lock | *..*)
+		die "$rel: '$t' cannot name a topic (base, for-next and HEAD are taken; letters, digits, '.', '_' and '-' only, as git allows them in a branch name)" ;;
 	esac
 	# git's status comes last, in the stream: "wait $!" on the process
 	# substitution returns 127 when bash has reaped it already, which a

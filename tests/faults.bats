@@ -419,7 +419,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 }
 
 @test "names make tree cannot use are errors naming the conf" {
-	for bad in base for-next HEAD x.lock 'sp ace' -x; do
+	for bad in base for-next HEAD x.lock 'sp ace' -x a. a..b; do
 		rm -f "$P"/topic-branches/*.conf
 		topic "$bad"
 		run -1 stage tree
