@@ -705,14 +705,31 @@ update_refs() {
 		rm -f "$NOTE"
 		die "the refs of $KTREE changed while this ran, nothing moved: $(head -n1 "$SCRATCH/refs.err" | sed 's/^fatal: //'): run it again"
 	}
-	# shellcheck disable=SC2034 # read by the callers' exit handlers
-	REFS_MOVED=1
 	if [ -f "$NOTE" ]; then
 		read -r b old new <"$NOTE"
 		progress "updating the checkout of $b"
 		kgit read-tree -m -u "$old" "$new"
 		rm -f "$NOTE"
 	fi
+}
+
+# refs_moved: update_refs's transaction went through (it moves every ref or
+# none): a branch it moves holds its new head.  True when it moves none.
+# Read from the repository: an interrupt may come between the transaction
+# and any note the script makes of it.  (Exit handlers call it: a bare
+# return there would return the status the trap came with.)
+refs_moved() {
+	local b
+	for b in $(generated_branches); do
+		if [ -z "${HEAD_OF[$b]:-}" ] || [ "${HEAD_OF[$b]}" = "${OLD_REF[refs/heads/$b]:-}" ]; then
+			continue
+		fi
+		if [ "$(kgit rev-parse -q --verify "refs/heads/$b")" = "${HEAD_OF[$b]}" ]; then
+			return 0
+		fi
+		return 1
+	done
+	return 0
 }
 
 # tool_key: a hash of what every commit the tool makes depends on besides

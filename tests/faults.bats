@@ -359,6 +359,23 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -0 stage tree
 }
 
+@test "export interrupted just after the refs moved keeps the new series/" {
+	fixture locked
+	commit_on c fs/xattr.c 38 'int c_two;'
+	git -C "$KTREE" checkout -q for-next
+	FAULT_WHEN=after interrupt INT "update-ref --stdin" export
+	echo "$output"
+	[ "$status" -ne 0 ]
+	# The transaction went through: refs/series/c moved to the branch.
+	[ "$(git -C "$KTREE" rev-parse refs/series/c)" = "$(git -C "$KTREE" rev-parse c)" ]
+	[ -f "$P/series/c/0002-fs-int-c_two.patch" ]
+	grep -qx 0002-fs-int-c_two.patch "$P/series/c/series"
+	[ ! -e "$P/.series.new" ]
+	run -0 stage tree
+	git -C "$KTREE" log --format=%s c | grep -qx 'fs: int c_two;'
+	at_lock
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
