@@ -538,6 +538,19 @@ needs_restack() {
 	return 1
 }
 
+# need_topic_branches: every topic make tree made (it has refs/starts/<t>)
+# still has its branch.  Without it a dependent would be restacked onto
+# nothing and the topic's commits dropped.
+need_topic_branches() {
+	local t have
+	have=$(kgit for-each-ref --format='%(refname)' refs/heads refs/starts)
+	for t in "${ORDER[@]}"; do
+		grep -qxF "refs/starts/$t" <<<"$have" || continue
+		grep -qxF "refs/heads/$t" <<<"$have" && continue
+		die "branch '$t' is gone from $KTREE, but topic-branches/$t.conf is there: bring it back (git -C $KTREE branch $t refs/series/$t is what series/ holds; git -C $KTREE reflog shows later heads) or remove the topic; nothing moved"
+	done
+}
+
 # restack_pending: a make restack stopped on a conflict the user resolves.
 restack_pending() {
 	grep -q '^current ' "$SCRATCH/restack" 2>/dev/null

@@ -376,6 +376,31 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	at_lock
 }
 
+@test "a deleted topic branch stops export and restack, naming it; nothing moves" {
+	fixture locked
+	git -C "$KTREE" branch -q -D a
+	state >"$BATS_TEST_TMPDIR/before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	for s in export restack; do
+		run -1 timeout 60 "$TOP/scripts/$s"
+		[[ $output == *"branch 'a' is gone from $KTREE, but topic-branches/a.conf is there: bring it back (git -C $KTREE branch a refs/series/a is what series/ holds; "*"or remove the topic; nothing moved"* ]] ||
+			{ echo "$s: $output"; false; }
+		state | diff -u "$BATS_TEST_TMPDIR/before" -
+		diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	done
+	git -C "$KTREE" branch a refs/series/a
+	run -0 stage export
+	at_lock
+	# Export runs restack for a topic whose dependency moved, and restack
+	# runs export: never round again.
+	commit_on a fs/xattr.c 9 'int a_nine;'
+	git -C "$KTREE" checkout -q for-next
+	state >"$BATS_TEST_TMPDIR/before"
+	RESTACKED=1 run -1 timeout 60 "$TOP/scripts/export"
+	[[ $output == *"make restack left a topic that does not start from its dependencies' heads: nothing more moved"* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
