@@ -556,12 +556,53 @@ restack_pending() {
 	grep -q '^current ' "$SCRATCH/restack" 2>/dev/null
 }
 
-# busy: an am, rebase, merge or cherry-pick is under way in $KTREE.
+# busy: an am, rebase, merge, cherry-pick, revert or bisect is under way in
+# $KTREE.
 busy() {
 	local g
 	g=$(kgit rev-parse --absolute-git-dir)
 	[ -e "$g/rebase-apply" ] || [ -e "$g/rebase-merge" ] ||
-		[ -e "$g/MERGE_HEAD" ] || [ -e "$g/CHERRY_PICK_HEAD" ]
+		[ -e "$g/MERGE_HEAD" ] || [ -e "$g/CHERRY_PICK_HEAD" ] ||
+		[ -e "$g/REVERT_HEAD" ] || [ -e "$g/sequencer" ] || [ -e "$g/BISECT_LOG" ]
+}
+
+# other_checkouts: "BRANCH WORKTREE" for each branch checked out, or being
+# rebased, in a worktree of $KTREE other than its main one.
+other_checkouts() {
+	local main k v wt='' g f
+	main=$(cd "$KTREE" && pwd -P)
+	while read -r k v; do
+		case $k in
+		worktree)
+			wt=$v
+			if [ "$(cd "$wt" 2>/dev/null && pwd -P)" = "$main" ]; then
+				wt=
+			elif g=$(git -C "$wt" rev-parse --absolute-git-dir 2>/dev/null); then
+				for f in "$g/rebase-merge/head-name" "$g/rebase-apply/head-name"; do
+					[ ! -f "$f" ] || printf '%s %s\n' "$(sed 's|^refs/heads/||' "$f")" "$wt"
+				done
+			fi
+			;;
+		branch) [ -z "$wt" ] || printf '%s %s\n' "${v#refs/heads/}" "$wt" ;;
+		esac
+	done < <(kgit worktree list --porcelain)
+}
+
+# refuse_other_checkouts REFS: no branch that the transaction REFS ("update
+# REF NEW OLD" lines) moves to another tree is checked out in another
+# worktree, whose files would then stand for the old tree as changes to
+# the new one (git rebase --update-refs refuses the same).
+refuse_other_checkouts() {
+	local b wt op ref new old
+	while read -r b wt; do
+		while read -r op ref new old; do
+			if [ "$op" != update ] || [ "$ref" != "refs/heads/$b" ] || [ -z "${old//0/}" ] ||
+			   [ "$(kgit rev-parse "$new^{tree}")" = "$(kgit rev-parse "$old^{tree}")" ]; then
+				continue
+			fi
+			die "branch '$b' is checked out in the worktree $wt, and this would move it to another tree: commit or stash what is there, then git -C $wt checkout --detach, and run this again; nothing moved"
+		done <"$1"
+	done < <(other_checkouts)
 }
 
 # half_moved OLD NEW: the first changed file of the work tree that is
@@ -638,7 +679,7 @@ check_safe() {
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
-	busy && die "$KTREE: a git am, rebase or merge is in progress: finish or abort it first"
+	busy && die "$KTREE: a git am, rebase, merge, cherry-pick, revert or bisect is in progress: finish or abort it first"
 	dirty=$(kgit status --porcelain | sed -n 1p)
 	for b in $(generated_branches); do
 		head=$(kgit rev-parse -q --verify "refs/heads/$b") || continue
@@ -713,6 +754,7 @@ update_refs() {
 		echo prepare
 		echo commit
 	} >"$SCRATCH/refs.txt"
+	refuse_other_checkouts "$SCRATCH/refs.txt"
 	[ -z "$from" ] || printf '%s %s %s\n' "$cur" "$from" "${HEAD_OF[$cur]}" >"$NOTE"
 	kgit update-ref --stdin <"$SCRATCH/refs.txt" >/dev/null 2>"$SCRATCH/refs.err" || {
 		rm -f "$NOTE"

@@ -401,6 +401,43 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	state | diff -u "$BATS_TEST_TMPDIR/before" -
 }
 
+@test "a branch checked out in another worktree is not moved to another tree under it" {
+	fixture locked_newer
+	local wt=$BATS_TEST_TMPDIR/wt
+	git -C "$KTREE" worktree add -q "$wt" a
+	echo 'int mine;' >>"$wt/fs/xattr.c"
+	state >"$BATS_TEST_TMPDIR/before"
+	run -1 stage tree
+	[[ $output == *"branch 'a' is checked out in the worktree $wt, and this would move it to another tree: commit or stash what is there, then git -C $wt checkout --detach, and run this again; nothing moved"* ]]
+	state | diff -u "$BATS_TEST_TMPDIR/before" -
+	# No revert of the pulled patch staged there, the edit kept.
+	[ "$(git -C "$wt" status --porcelain)" = " M fs/xattr.c" ]
+	grep -qx 'int mine;' "$wt/fs/xattr.c"
+	# Being rebased there counts too.
+	git -C "$wt" stash -q
+	git -C "$wt" checkout -q --detach
+	mkdir "$(git -C "$wt" rev-parse --absolute-git-dir)/rebase-merge"
+	echo refs/heads/a >"$(git -C "$wt" rev-parse --absolute-git-dir)/rebase-merge/head-name"
+	run -1 stage tree
+	[[ $output == *"branch 'a' is checked out in the worktree $wt"* ]]
+	rm -r "$(git -C "$wt" rev-parse --absolute-git-dir)/rebase-merge"
+	run -0 stage tree
+	at_lock
+}
+
+@test "a revert, a cherry-pick sequence or a bisect under way stops export" {
+	fixture locked
+	commit_on c fs/xattr.c 38 'int c_two;'
+	git -C "$KTREE" checkout -q for-next
+	for f in REVERT_HEAD sequencer BISECT_LOG; do
+		touch "$KTREE/.git/$f"
+		run -1 stage export
+		[[ $output == *"a git am, rebase, merge, cherry-pick, revert or bisect is in progress: finish or abort it first"* ]]
+		rm "$KTREE/.git/$f"
+	done
+	run -0 stage export
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
