@@ -34,7 +34,7 @@ help:
 #=   CASES="a b"    build boot: only these cases of ci/boot/
 #=   QEMU=path QEMU_ACCEL=kvm   boot: the emulator and its accelerator (tcg)
 #=   TOPIC=t        check mail trailers send pull-request: only this topic
-#=   MBOX=file      trailers: the replies, an mbox file or a maildir
+#=   MBOX=file VOUCH=addr   trailers: the replies (mbox, maildir, .gz); whose trailers to take from anyone
 #=   CHECKS="a b"   check: only these checks of ci/checks/
 #=   FRESH=1        check test: ignore what is cached
 #=   BASELINE=1     check: write coccinelle/baseline.txt instead

@@ -11,7 +11,7 @@ load helpers
 		[[ $output == *"$t"* ]] || { echo "target $t missing"; false; }
 	done
 	for v in KTREE OUT V WAIT FORCE VERSION REF JOBS CASES QEMU QEMU_ACCEL TOPIC \
-		CHECKS FRESH BASELINE SERIES_DIR MAILDIR KEEP SEND URL TESTS TEST_JOBS ABORT MBOX; do
+		CHECKS FRESH BASELINE SERIES_DIR MAILDIR KEEP SEND URL TESTS TEST_JOBS ABORT MBOX VOUCH; do
 		grep -qE "(^| )$v=" <<<"$output" || { echo "variable $v missing"; false; }
 	done
 }

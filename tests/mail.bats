@@ -471,10 +471,10 @@ patch_ids() {
 }
 
 # reply TO SUBJECT BODY [MESSAGE-ID]: one mbox message answering TO (a
-# Message-ID, or empty for none), from Zoë.
+# Message-ID, or empty for none), from Zoë (or FROM=).
 reply() {
 	printf 'From zoe@fs.example.org Mon Jan  1 00:00:00 2024\n'
-	printf 'From: Zoe Review <zoe@fs.example.org>\nSubject: Re: %s\n' "$2"
+	printf 'From: %s\nSubject: Re: %s\n' "${FROM:-Zoe Review <zoe@fs.example.org>}" "$2"
 	printf 'Message-ID: <%s@fs.example.org>\n' "${4:-r$RANDOM$RANDOM}"
 	[ -z "$1" ] || printf 'In-Reply-To: %s\nReferences: %s\n' "$1" "$1"
 	printf 'Date: Mon, 1 Jan 2024 00:00:00 +0000\n\n%b\n\n' "$3"
@@ -495,7 +495,8 @@ msgid() {
 		reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" 'Reviewed-by: zoe'
 		reply "<unrelated@example.org>" "something else" 'Acked-by: Nobody <no@example.org>'
 	} >"$BATS_TEST_TMPDIR/replies.mbox"
-	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	# Sam's trailers come from Zoë: taken because VOUCH= says so.
+	VOUCH=sam@sec.example.org TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
 	[[ $output == *"0001-fs-int-a_one.patch"*"Acked-by: Sam Sec <sam@sec.example.org>"* ]]
 	[[ $output == *"malformed trailer 'Reviewed-by: zoe'"*"not applied"* ]]
 	[[ $output == *"from Zoe Review <zoe@fs.example.org> answers no posting of this topic: skipped"* ]]
@@ -517,24 +518,69 @@ msgid() {
 	# The dependents followed; the tree is that of the lock.
 	[ "$(git -C "$KTREE" rev-parse for-next)" = "$(awk '$2 == "refs/heads/for-next" { print $1 }' "$P/series/lock")" ]
 	# A second run adds nothing.
-	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	VOUCH=sam@sec.example.org TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
 	[ "$(git -C "$KTREE" log -1 --format=%B a | grep -c '^Acked-by: Sam Sec')" = 1 ]
 }
 
-@test "make trailers: a reply to an older version is skipped, a quoted diff still matches" {
+@test "make trailers: a reply to an older version counts for a patch unchanged since; a quoted diff matches" {
 	git config -f "$P/topic-branches/a.conf" topic.version 2
 	printf '\nChanges in v2:\n- nothing but the version\n' >>"$P/topic-branches/a.cover"
 	TOPIC=a run -0 stage mail
 	{
+		reply "$(msgid "$P/mail/a/v1/0000-cover-letter.patch")" "[PATCH 0/2]" \
+			'Acked-by: Zoe Review <zoe@fs.example.org>'
 		reply "$(msgid "$P/mail/a/v1/0001-fs-int-a_one.patch")" "[PATCH 1/2]" \
 			'Reviewed-by: Zoe Review <zoe@fs.example.org>'
 		reply "" "[PATCH v2 2/2] fs: int a_two;" \
 			"$(sed -n '/^diff --git/,$p' "$P/mail/a/v2/v2-0002-fs-int-a_two.patch" | sed 's/^/> /')\n\nTested-by: Zoe Review <zoe@fs.example.org>"
 	} >"$BATS_TEST_TMPDIR/replies.mbox"
 	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
-	[[ $output == *"answers v1 (0001-fs-int-a_one.patch), not the current v2: skipped"* ]]
+	# The cover letter of v1 is not v2's; its first patch is v2's first.
+	[[ $output == *"answers v1 (0000-cover-letter.patch), not the current v2: skipped"* ]]
+	[[ $output == *"answers v1 (0001-fs-int-a_one.patch), unchanged in v2 as v2-0001-fs-int-a_one.patch: taken"* ]]
 	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Tested-by: Zoe Review <zoe@fs.example.org>'
-	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q '^Reviewed-by' || false
+	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Zoe Review <zoe@fs.example.org>'
+	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q '^Acked-by' || false
+}
+
+@test "make trailers: only the sender's own trailers, at the start of a line, before the signature; VOUCH= names others" {
+	v=$P/mail/a/v1
+	FROM='Bob Dev <Bob@Example.org>' reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" \
+		'Reviewed-by: Alice Lee <alice@example.org>\nTo be used like this:\n    Acked-by: Carol Ex <carol@example.org>\n> Tested-by: Quoted Q <q@example.org>\nAcked-by: Bob Dev <bob@example.org>\n-- \nReviewed-by: Sig Line <sig@example.org>' \
+		>"$BATS_TEST_TMPDIR/replies.mbox"
+	reply "$(msgid "$v/0002-fs-int-a_two.patch")" "[PATCH 2/2]" \
+		'Tested-by: Zoe Review <zoe@fs.example.org>' >>"$BATS_TEST_TMPDIR/replies.mbox"
+	# As lore serves a thread: gzipped.
+	gzip "$BATS_TEST_TMPDIR/replies.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox.gz run -0 stage trailers
+	[[ $output == *"from Bob Dev <Bob@Example.org>: 'Reviewed-by: Alice Lee <alice@example.org>' is not the sender's: not applied (VOUCH=alice@example.org takes it)"* ]]
+	git -C "$KTREE" log --format=%B refs/starts/a..a | grep -E '^[A-Za-z-]+-by: ' >"$BATS_TEST_TMPDIR/got"
+	diff -u - "$BATS_TEST_TMPDIR/got" <<-EOT
+	Signed-off-by: Ann Author <ann@example.org>
+	Tested-by: Zoe Review <zoe@fs.example.org>
+	Signed-off-by: Ann Author <ann@example.org>
+	Acked-by: Bob Dev <bob@example.org>
+	EOT
+	VOUCH='carol@example.org, alice@example.org' TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox.gz run -0 stage trailers
+	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Alice Lee <alice@example.org>'
+	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q 'Carol\|Quoted\|Sig Line' || false
+	head -c 100 "$BATS_TEST_TMPDIR/replies.mbox.gz" >"$BATS_TEST_TMPDIR/cut.gz"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/cut.gz run -1 stage trailers
+	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/cut.gz: not a whole gzip file"* ]]
+}
+
+@test "make trailers: a topic with a merge is refused, not flattened" {
+	git -C "$KTREE" checkout -q -b side refs/starts/a
+	commit_on side security/security.c 30 'int side;'
+	git -C "$KTREE" checkout -q a
+	git -C "$KTREE" merge -q --no-ff -m "Merge side" side
+	git -C "$KTREE" checkout -q for-next
+	before=$(git -C "$KTREE" rev-parse a)
+	reply "$(msgid "$P/mail/a/v1/0001-fs-int-a_one.patch")" "[PATCH 1/2]" \
+		'Reviewed-by: Zoe Review <zoe@fs.example.org>' >"$BATS_TEST_TMPDIR/replies.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -1 stage trailers
+	[[ $output == *"topic 'a' has a merge commit ("*"): make trailers rewrites a line of commits; add the trailers by hand (git rebase -r -i)"* ]]
+	[ "$(git -C "$KTREE" rev-parse a)" = "$before" ]
 }
 
 @test "make trailers: bad input is one line naming it" {
@@ -598,13 +644,13 @@ msgid() {
 	{
 		reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" 'Reviewed-by: Raü Wé <rau@example.org>' | tail -n +2
 	} >"$BATS_TEST_TMPDIR/one.eml"
-	TOPIC=a MBOX=$BATS_TEST_TMPDIR/one.eml run -0 stage trailers
+	VOUCH=rau@example.org TOPIC=a MBOX=$BATS_TEST_TMPDIR/one.eml run -0 stage trailers
 	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Raü Wé <rau@example.org>'
 	grep -qx 'Reviewed-by: Raü Wé <rau@example.org>' "$P"/series/a/0001-*.patch
 	mkdir "$BATS_TEST_TMPDIR/saved"
 	reply "$(msgid "$v/0002-fs-int-a_two.patch")" "[PATCH 2/2]" 'Tested-by : Sam Sec <sam@sec.example.org>' |
 		tail -n +2 >"$BATS_TEST_TMPDIR/saved/1.eml"
-	TOPIC=a MBOX=$BATS_TEST_TMPDIR/saved run -0 stage trailers
+	VOUCH=sam@sec.example.org TOPIC=a MBOX=$BATS_TEST_TMPDIR/saved run -0 stage trailers
 	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Tested-by: Sam Sec <sam@sec.example.org>'
 	: >"$BATS_TEST_TMPDIR/empty.mbox"
 	TOPIC=a MBOX=$BATS_TEST_TMPDIR/empty.mbox run -1 stage trailers

@@ -11,21 +11,35 @@ References (nearest first), against the Message-IDs of the posted mails;
 failing that, by the patch-id of a diff it quotes.  A reply to the cover
 letter counts for every patch of the series.
 
+A reply to a patch of an older version counts for the current version's
+patch with the same patch-id (unchanged since); a reply to an older cover
+letter does not count.
+
+As b4 does, a trailer counts only when it names the reply's sender,
+unless its address is one of VOUCH (the environment variable: addresses,
+separated by spaces or commas), whose trailers the user takes from
+whoever sends them.  Only lines that start with the tag count: not quoted
+ones, not indented ones (examples), nothing after the "-- " signature.
+MAILBOX may be gzipped (a lore t.mbox.gz).
+
 Prints one line a trailer to add, tab-separated: the posted patch file
 (relative to TOPIC_DIR/vVERSION), the trailer, the replier, the reply's
 Message-ID.  What is not applied (replies to another version, replies to
-no mail of the topic, malformed trailers) goes to stderr, one line each.
+no mail of the topic, malformed trailers, trailers of someone else than
+the sender) goes to stderr, one line each.
 """
 
 import email
 import email.parser
 import email.policy
 import email.utils
+import gzip
 import mailbox
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TAGS = ("Reviewed-by", "Acked-by", "Tested-by", "Reported-by")
 TRAILER_RE = re.compile(r"^(%s)\s*:(.*)$" % "|".join(TAGS), re.I)
@@ -101,13 +115,34 @@ def messages(box):
     if not os.path.isfile(box):
         sys.exit("trailers: MBOX=%s: no such mbox file or maildir" % box)
     with open(box, "rb") as f:
-        head = f.read(5)
-    if head and head != b"From ":
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            sys.exit("trailers: MBOX=%s: not a whole gzip file (%s)" % (box, e))
+    if data and not data.startswith(b"From "):
         # One message saved on its own (.eml), not an mbox.
-        with open(box, "rb") as f:
-            return [f.read()]
-    mb = mailbox.mbox(box, factory=None, create=False)
-    return [mb.get_bytes(k) for k in mb.keys()]
+        return [data]
+    with tempfile.NamedTemporaryFile(prefix="trailers.", suffix=".mbox") as tmp:
+        tmp.write(data)
+        tmp.flush()
+        mb = mailbox.mbox(tmp.name, factory=None, create=False)
+        return [mb.get_bytes(k) for k in mb.keys()]
+
+
+def trailer_lines(body):
+    """The lines of BODY that can be trailers: up to the signature, as
+    written (a quoted or indented line does not start with a tag)."""
+    for line in body.splitlines():
+        if line.rstrip() == "--":
+            return
+        yield line.rstrip()
+
+
+def address(value):
+    """The address of "Name <address>", lower case."""
+    return email.utils.parseaddr(value)[1].lower()
 
 
 def quoted_diff(body):
@@ -135,6 +170,7 @@ def main(topic_dir, version, box):
             pid = patch_id(fp.read().decode("utf-8", "replace"))
         if pid:
             ids_by_patch[pid] = f
+    vouch = {a.lower() for a in re.split(r"[\s,]+", os.environ.get("VOUCH", "")) if a}
     raws = messages(box)
     if not raws:
         sys.exit("trailers: MBOX=%s holds no messages" % box)
@@ -161,12 +197,21 @@ def main(topic_dir, version, box):
             continue
         v, f = target
         if v != version:
-            note("%s from %s answers v%d (%s), not the current v%d: skipped"
-                 % (mid, who, v, f, version))
-            continue
+            same = None
+            if not f.endswith("-cover-letter.patch"):
+                with open(os.path.join(topic_dir, "v%d" % v, f), "rb") as fp:
+                    same = ids_by_patch.get(patch_id(fp.read().decode("utf-8", "replace")))
+            if same is None:
+                note("%s from %s answers v%d (%s), not the current v%d: skipped"
+                     % (mid, who, v, f, version))
+                continue
+            note("%s from %s answers v%d (%s), unchanged in v%d as %s: taken"
+                 % (mid, who, v, f, version, same))
+            f = same
+        sender = address(who)
         to = patches if f in cover else [f]
-        for line in body.splitlines():
-            m = TRAILER_RE.match(line.strip())
+        for line in trailer_lines(body):
+            m = TRAILER_RE.match(line)
             if not m:
                 continue
             tag = next(t for t in TAGS if t.lower() == m.group(1).lower())
@@ -174,6 +219,10 @@ def main(topic_dir, version, box):
             if not VALUE_RE.match(value):
                 note("%s from %s: malformed trailer '%s' (want '%s: Name "
                      "<address>'): not applied" % (mid, who, line.strip(), tag))
+                continue
+            if address(value) != sender and address(value) not in vouch:
+                note("%s from %s: '%s: %s' is not the sender's: not applied "
+                     "(VOUCH=%s takes it)" % (mid, who, tag, value, address(value)))
                 continue
             for p in to:
                 if (p, tag, value.lower()) in seen:
