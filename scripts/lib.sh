@@ -334,11 +334,13 @@ require_pkgs() {
 		die "$what needs $missing: add it to scripts/lib/packages and run 'make deps'"
 }
 
-# apt_install PKG[=VERSION]...: apt-get install, refreshing the lists once
-# when a package or version is not found.
+# apt_install [OPTION...] PKG[=VERSION]...: apt-get install, refreshing the
+# lists once when a package or version is not found; an apt-get or dpkg
+# already running (unattended-upgrades) is waited for, up to WAIT seconds.
 apt_install() {
+	local lock=(-o "DPkg::Lock::Timeout=${WAIT:-600}")
 	export DEBIAN_FRONTEND=noninteractive
-	run as_root apt-get install -y --no-install-recommends "$@" && return 0
-	run as_root apt-get update
-	run as_root apt-get install -y --no-install-recommends "$@"
+	run as_root apt-get "${lock[@]}" install -y --no-install-recommends "$@" && return 0
+	run as_root apt-get "${lock[@]}" update
+	run as_root apt-get "${lock[@]}" install -y --no-install-recommends "$@"
 }

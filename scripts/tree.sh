@@ -52,7 +52,7 @@ install_source() {
 	local pkg=$1 ver=$2 offered
 	offered=$(apt_versions "$pkg")
 	if ! grep -qxF "$ver" <<<"$offered"; then
-		run as_root apt-get update || warn "apt-get update failed"
+		run as_root apt-get -o "DPkg::Lock::Timeout=${WAIT:-600}" update || warn "apt-get update failed"
 		offered=$(apt_versions "$pkg")
 	fi
 	if ! grep -qxF "$ver" <<<"$offered"; then
@@ -60,7 +60,8 @@ install_source() {
 		die "$pkg $ver is not offered by apt (offered: ${offered:-none}); re-pin with: make repin VERSION=<version>"
 	fi
 	printf '  installing %s=%s\n' "$pkg" "$ver" >&2
-	apt_install "$pkg=$ver" || die "apt-get install $pkg=$ver failed"
+	# The pin may be older than what an upgrade installed since.
+	apt_install --allow-downgrades "$pkg=$ver" || die "apt-get install $pkg=$ver failed"
 }
 
 # ensure_tarball: the pinned tarball is present (installed when missing)
@@ -94,17 +95,29 @@ pinned_sha_of_base() {
 }
 
 # verify_pin COMMIT: the pin of series/base is the one COMMIT was imported
-# from, and the tarball, when present, still has its sha256.  The tarball is
-# hashed again only when it or series/base changed since the last time.
+# from.  The tarball is not needed once the base is imported: another
+# version installed since (an apt upgrade) is only noted, once, when it or
+# series/base changed since the last time.
 verify_pin() {
-	local commit=$1 tarball stamp=$SCRATCH/verified had
+	local commit=$1 tarball stamp=$SCRATCH/verified had sum
 	tarball=$(pin package.tarball)
 	had=$(pinned_sha_of_base "$commit")
 	[ "$had" = "$(pin package.sha256)" ] ||
 		die "series/base pins sha256 $(pin package.sha256), but its base.commit ${commit:0:12} was imported from a tarball with sha256 ${had:-unknown}: fix package.sha256 (or base.commit) in series/base"
 	[ "$(cat "$stamp" 2>/dev/null)" != "$(pin_key)" ] || return 0
-	[ ! -f "$tarball" ] || ensure_tarball
+	if [ -f "$tarball" ]; then
+		sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+		[ "$sum" = "$(pin package.sha256)" ] ||
+			warn "$tarball is not the pinned $(pin package.name) $(pin package.version) any more (sha256 $sum; upgraded?): $KTREE has its base already, so nothing here needs it; a tree made afresh elsewhere installs the pinned one"
+	fi
 	record_pin
+}
+
+# base_imported: $KTREE holds the base series/base pins (a warm tree), so
+# the pinned tarball is not needed.
+base_imported() {
+	[ -d "$KTREE/.git" ] &&
+		[ "$(pinned_sha_of_base refs/heads/base 2>/dev/null)" = "$(pin package.sha256)" ]
 }
 
 # pin_key: what a verification of the pin covered: series/base, and the

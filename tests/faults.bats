@@ -286,13 +286,31 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	state | diff -u "$BATS_TEST_TMPDIR/before" -
 }
 
-@test "a warm run hashes the tarball again only when it changed" {
+@test "after an upgrade of the source package, the warm loop goes on and make deps keeps it" {
 	fixture locked
 	run -0 stage tree
-	# Other bytes written into the same file: its times change.
+	# unattended-upgrades: other bytes in the same file, another version.
 	cat "$FAKE/pool/1.1-1.tar.xz" >"$TARBALL"
-	run -1 stage tree
-	[[ $output == *"$TARBALL: sha256 is "*", series/base pins "* ]]
+	echo 1.1-1 >"$FAKE/installed"
+	run -0 stage tree
+	[[ $output == *"$TARBALL is not the pinned linux-source-6.1 1.0-1 any more (sha256 "*"; upgraded?): $KTREE has its base already, so nothing here needs it"* ]]
+	# Said once.
+	run -0 stage tree
+	[[ $output != *"is not the pinned"* ]]
+	commit_on c fs/xattr.c 38 'int c_two;'
+	git -C "$KTREE" checkout -q for-next
+	run -0 stage export
+	: >"$FAKE/log"
+	run -0 stage deps
+	[ ! -s "$FAKE/log" ]
+	# A tree made afresh needs the pinned version: installed over the
+	# newer one, waiting for another apt-get.
+	rm -rf "$KTREE"
+	run -0 stage deps
+	grep -q -- '-o DPkg::Lock::Timeout=600 install -y --no-install-recommends --allow-downgrades linux-source-6.1=1.0-1' "$FAKE/log"
+	[ "$(cat "$FAKE/installed")" = 1.0-1 ]
+	run -0 stage tree
+	at_lock
 }
 
 @test "export keeps an unlisted patch and refuses, naming it" {

@@ -217,14 +217,14 @@ three_topics() {
 @test "a missing tarball is installed from the pinned version" {
 	rm "$TARBALL"
 	run -0 stage tree
-	grep -q 'install -y --no-install-recommends linux-source-6.1=1.0-1' "$FAKE/log"
+	grep -q -- '-o DPkg::Lock::Timeout=600 install -y --no-install-recommends --allow-downgrades linux-source-6.1=1.0-1' "$FAKE/log"
 }
 
 @test "a pin to a version apt does not offer lists the versions and the fix" {
 	rm "$TARBALL"
 	FAKE_APT_VERSIONS="1.1-1 1.2-1" run -1 stage tree
 	[[ "$output" == *"linux-source-6.1 1.0-1 is not offered by apt (offered: 1.1-1 1.2-1); re-pin with: make repin VERSION=<version>"* ]]
-	grep -q 'apt-get update' "$FAKE/log"
+	grep -q 'apt-get .*update$' "$FAKE/log"
 }
 
 @test "repin moves the pin when every patch applies, with a table" {
