@@ -551,6 +551,24 @@ needs_restack() {
 	return 1
 }
 
+# need_series_unchanged: series/lock names the ids $KTREE was last made or
+# exported with (refs/series/*), or those generate just made (HEAD_OF: an
+# export killed after it wrote series/ and before the refs moved).  A pull
+# brings another tree's lock with the patches: make export would write the
+# branches, which do not have them, over series/.  (An edit of series/ on
+# purpose is taken in with make lock, which writes the lock.)
+need_series_unchanged() {
+	local sha ref have
+	[ -f "$PROJECT/series/lock" ] || return 0
+	while read -r sha ref; do
+		have=$(kgit rev-parse -q --verify "refs/series/${ref#refs/heads/}") || have=none
+		if [ "$have" = "$sha" ] || [ "${HEAD_OF[${ref#refs/heads/}]:-}" = "$sha" ]; then
+			continue
+		fi
+		die "series/ changed since $KTREE was made from it (a pull? series/lock says ${ref#refs/heads/} is ${sha:0:12}, the tree was made with ${have:0:12}), and make export would write the branches over it: take it in with make tree first (a branch with commits not exported stops it: FORCE=1 saves them under refs/backup/ to cherry-pick after); nothing moved"
+	done <"$PROJECT/series/lock"
+}
+
 # need_topic_branches: every topic make tree made (it has refs/starts/<t>)
 # still has its branch.  Without it a dependent would be restacked onto
 # nothing and the topic's commits dropped.

@@ -456,6 +456,31 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -0 stage export
 }
 
+@test "after a pull brings a colleague's patch, export does not write the old branches over it" {
+	fixture locked_newer
+	# The user's own work on b, in the tree made before the pull.
+	commit_on b security/security.c 7 'int b_two;'
+	git -C "$KTREE" checkout -q for-next
+	state >"$BATS_TEST_TMPDIR/before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	for s in export restack trailers; do
+		TOPIC=b MBOX=/dev/null run -1 "$TOP/scripts/$s"
+		[[ $output == *"series/ changed since $KTREE was made from it (a pull? series/lock says a is "*", the tree was made with "*"), and make export would write the branches over it: take it in with make tree first"*"nothing moved"* ]] ||
+			{ echo "$s: $output"; false; }
+		state | diff -u "$BATS_TEST_TMPDIR/before" -
+		diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	done
+	# As it says: make tree, with b's commit saved and picked again.
+	run -1 stage tree
+	FORCE=1 run -0 stage tree
+	git -C "$KTREE" checkout -q b
+	git -C "$KTREE" cherry-pick "$(git -C "$KTREE" for-each-ref --format='%(refname)' 'refs/backup/*/b')" >/dev/null
+	git -C "$KTREE" checkout -q for-next
+	run -0 stage export
+	[ -f "$P"/series/a/0002-*.patch ] && [ -f "$P"/series/b/0002-*.patch ]
+	at_lock
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
