@@ -465,10 +465,14 @@ generate() {
 	[ "$WORK" = "$KTREE" ] || rm -f "$SCRATCH/busy"
 }
 
-# ORDER: the topics, dependencies first; checked once, here, so that a bad
-# conf stops the script before anything runs.
-load_topics
-ORDER=("${TOPIC_ORDER[@]}")
+# load_order: ORDER, the topics, dependencies first.  A script that works on
+# topics calls it first, so that a bad conf stops it before anything runs;
+# one that does not (make deps) is not stopped by one.
+ORDER=()
+load_order() {
+	load_topics
+	ORDER=("${TOPIC_ORDER[@]}")
+}
 
 # generated_branches: base, the topics in order, for-next.
 generated_branches() {
