@@ -85,6 +85,8 @@ setup() {
 	touch ci/guest/vfsmount_hooks.h
 	# O= of older versions, beside src/.
 	mkdir -p "$KB/build/for-next/kernel"
+	# A suite built from other uapi headers, compiler or libc.
+	echo stale >"$KB/src/for-next/.ci-build/kselftest-build/landlock/.ci-inputs"
 	V=1 run -0 make build
 	echo "$output"
 	[[ $output == *"removing the build of for-next in the old place ("*"/kbuild/build/for-next)"* ]]
@@ -101,6 +103,9 @@ setup() {
 	# Of the guest programs, those including the touched header.
 	[[ $output == *"-o $KB/src/for-next/.ci-build/guest/vfsmount_hooks "* ]]
 	[[ $output != *"-o $KB/src/for-next/.ci-build/guest/init "* ]]
+	# That suite is built afresh, the others are not.
+	[[ $output == *"-o $KB/src/for-next/.ci-build/kselftest-build/landlock/fs_test"* ]]
+	[[ $output != *"-o $KB/src/for-next/.ci-build/kselftest-build/root_plug/root_plug_test"* ]]
 }
 
 @test "another tree, its own git config, attributes and hooks aside, builds from the shared tree, compiling nothing; two take turns" {
