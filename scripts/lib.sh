@@ -22,8 +22,37 @@ TOPICS_DIR=$PROJECT/topic-branches
 V=${V:-0}
 
 # Git runs with no user or system configuration, so ids and output do not
-# depend on the machine; repository-local settings still apply.
+# depend on the machine.  Nor on the kernel tree's own configuration and
+# hooks (the user's, in out/linux): each setting that would change a commit,
+# a patch, a merge or a trailer the tool makes, or run a program, is pinned
+# to git's default.  Configuration from the environment overrides the
+# repository's; a command's own -c overrides it.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+GIT_PINS=(
+	core.hooksPath=/dev/null core.fsmonitor=false core.autocrlf=false core.eol=lf
+	core.safecrlf=false core.quotePath=true core.commentChar=#
+	commit.gpgSign=false tag.gpgSign=false tag.forceSignAnnotated=false
+	format.coverLetter=false format.signOff=false format.numbered=auto
+	format.thread=false format.from=false format.forceInBodyFrom=false
+	format.noprefix=false format.suffix=.patch format.subjectPrefix=PATCH
+	format.useAutoBase=false format.notes=false format.encodeEmailHeaders=true
+	format.mboxrd=false
+	apply.whitespace=warn apply.ignoreWhitespace=no
+	am.threeWay=false am.keepcr=false am.messageId=false
+	merge.conflictStyle=merge merge.renormalize=false rerere.enabled=false
+	diff.noprefix=false diff.mnemonicPrefix=false diff.relative=false
+	diff.algorithm=myers diff.context=3 diff.interHunkContext=0
+	diff.suppressBlankEmpty=false diff.renames=true diff.indentHeuristic=true
+	color.ui=false log.showSignature=false
+	i18n.commitEncoding=UTF-8 i18n.logOutputEncoding=UTF-8
+	trailer.where=end trailer.ifExists=addIfDifferentNeighbor trailer.ifMissing=add
+	trailer.separators=:
+)
+export GIT_CONFIG_COUNT=${#GIT_PINS[@]}
+for i in "${!GIT_PINS[@]}"; do
+	export "GIT_CONFIG_KEY_$i=${GIT_PINS[i]%%=*}" "GIT_CONFIG_VALUE_$i=${GIT_PINS[i]#*=}"
+done
+unset i
 export LC_ALL=C TZ=UTC
 
 # die MESSAGE: print "prog: MESSAGE" on stderr and exit 1.

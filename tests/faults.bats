@@ -485,6 +485,46 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	at_lock
 }
 
+@test "the kernel tree's own git config and hooks change nothing the tool makes" {
+	fixture locked
+	KTREE=$BATS_TEST_TMPDIR/plain run -0 stage tree
+	local c
+	for c in commit.gpgSign=true gpg.program=false format.coverLetter=auto \
+		format.signOff=true format.subjectPrefix='RFC PATCH' apply.whitespace=fix \
+		merge.conflictStyle=diff3 diff.noprefix=true diff.context=5 diff.algorithm=patience \
+		rerere.enabled=true am.threeWay=true core.commentChar=';'; do
+		git -C "$KTREE" config "${c%%=*}" "${c#*=}"
+	done
+	mkdir -p "$KTREE/.git/hooks"
+	for h in post-checkout reference-transaction pre-commit post-commit applypatch-msg; do
+		printf '#!/bin/sh\necho "%s $*" >>%s/hooks-ran\n' "$h" "$BATS_TEST_TMPDIR" >"$KTREE/.git/hooks/$h"
+		chmod +x "$KTREE/.git/hooks/$h"
+	done
+	FRESH=1 run -0 stage tree
+	echo "$output"
+	# A commit with a trailing space, exported as it is.
+	# (The test's own git runs no hook.)
+	git -C "$KTREE" -c core.hooksPath=/dev/null checkout -q c
+	sed -i '38s/.*/int c_two; /' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" -c core.hooksPath=/dev/null commit -q --no-gpg-sign -a -m "fs: int c_two;" \
+		-m "Because the test says so." -m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" -c core.hooksPath=/dev/null checkout -q for-next
+	run -0 stage export
+	echo "$output"
+	[ ! -e "$BATS_TEST_TMPDIR/hooks-ran" ] || { cat "$BATS_TEST_TMPDIR/hooks-ran"; false; }
+	p=$(echo "$P"/series/c/0002-*.patch)
+	grep -q '^+int c_two; $' "$p"
+	grep -q '^diff --git a/fs/xattr.c b/fs/xattr.c$' "$p"
+	grep -q '^Subject: \[PATCH\] fs: int c_two;$' "$p"
+	[ "$(grep -c '^Signed-off-by:' "$p")" = 1 ]
+	[ ! -e "$P"/series/c/0000-cover-letter.patch ]
+	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int c_two; '
+	# The lock reproduces in a tree without that configuration.
+	KTREE=$BATS_TEST_TMPDIR/plain run -0 stage tree
+	[ "$(git -C "$BATS_TEST_TMPDIR/plain" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+	at_lock
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
