@@ -227,6 +227,17 @@ merge_trees() {
 	rm -f "$ri"
 }
 
+# marker_in TREE FILE...: "FILE:LINE" of the first conflict marker line
+# ("<<<<<<<" or ">>>>>>>", with a label or alone) in FILE of TREE.
+marker_in() {
+	local tree=$1 f n
+	shift
+	for f in "$@"; do
+		n=$(kgit cat-file blob "$tree:$f" 2>/dev/null | grep -n -m1 -E '^(<{7}|>{7})( |$)' | cut -d: -f1) || true
+		[ -z "$n" ] || { printf '%s:%s\n' "$f" "$n"; return; }
+	done
+}
+
 # conflicting_topics HEAD TOPIC [FROM TO]...: those of the TOPIC FROM TO
 # triples whose own change (FROM..TO) does not apply on HEAD's files: the
 # topics a merge of HEAD conflicts with.
@@ -264,7 +275,7 @@ merged_before() {
 # resolved ones), is applied to the conflicted tree.
 merge_for_next() {
 	local cur=$1 t=$2 head=${HEAD_OF[$2]} msg="Merge topic '$2' into for-next"
-	local tree res=$SERIES/merges/$2.resolution ri=$SCRATCH/index.resolve with
+	local tree res=$SERIES/merges/$2.resolution ri=$SCRATCH/index.resolve with bad
 	if kgit merge-base --is-ancestor "$head" "$cur"; then
 		echo "$cur"
 		return
@@ -285,9 +296,14 @@ merge_for_next() {
 		echo "$t" >>"$SCRATCH/resolutions.used"
 		GIT_INDEX_FILE=$ri kgit read-tree "$tree"
 		GIT_INDEX_FILE=$ri kgit apply --cached "$res" 2>"$SCRATCH/resolve.err" ||
-			die "for-next: series/merges/$t.resolution no longer resolves the merge of '$t' with ${with:-the topics before it} ($(head -n1 "$SCRATCH/resolve.err")): resolve it again as the error of a merge without it says (move the file away and run make tree)"
+			die "for-next: series/merges/$t.resolution no longer resolves the merge of '$t' with ${with:-the topics before it} ($(head -n1 "$SCRATCH/resolve.err")): move the file away and run make export, which says how to resolve the merge again"
 		tree=$(GIT_INDEX_FILE=$ri kgit write-tree)
 		rm -f "$ri"
+		# A conflict the resolution was not made for (another line,
+		# since) keeps its markers: for-next never takes them.
+		bad=$(marker_in "$tree" "${CONFLICTED[@]}")
+		[ -z "$bad" ] ||
+			die "for-next: series/merges/$t.resolution does not resolve all of the merge of '$t' with ${with:-the topics before it}: $bad keeps a conflict marker (a conflict it was not made for); move the file away and run make export, which says how to resolve the merge again; nothing moved"
 	fi
 	printf '%s\n' "$msg" | kgit commit-tree "$tree" -p "$cur" -p "$head"
 }

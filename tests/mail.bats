@@ -639,6 +639,37 @@ msgid() {
 	[ ! -e "$P/series/merges" ]
 }
 
+@test "no conflict marker reaches for-next: one left in a resolution, or a new conflict it was not made for" {
+	commit_on e fs/xattr.c 5 'int e_one;'
+	run -1 stage export
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	# git add straight after the merge: the markers are still there.
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"resolves the merge of 'e', but fs/xattr.c:"*" still has a conflict marker: finish resolving it there"*"nothing recorded"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+	run -0 stage export
+	[ -f "$P/series/merges/e.resolution" ]
+	# e and a meet on another line too: the resolution was not made for it.
+	commit_on e fs/xattr.c 12 'int e_twelve;'
+	commit_on a fs/xattr.c 12 'int a_twelve;'
+	git -C "$KTREE" checkout -q for-next
+	git -C "$KTREE" for-each-ref refs/series refs/heads/for-next >"$BATS_TEST_TMPDIR/refs-before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before2"
+	run -1 stage export
+	echo "$output"
+	[[ $output == *"series/merges/e.resolution does not resolve all of the merge of 'e' with a: fs/xattr.c:"*" keeps a conflict marker (a conflict it was not made for); move the file away and run make export"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before2" "$P/series"
+	# (a's dependents were restacked first: that is the user's change.)
+	git -C "$KTREE" for-each-ref refs/series refs/heads/for-next | diff -u "$BATS_TEST_TMPDIR/refs-before" -
+	! git -C "$KTREE" show for-next:fs/xattr.c | grep -q '^<<<<<<<' || false
+}
+
 @test "make trailers: bare 8-bit UTF-8, a single saved message, a folder of them" {
 	v=$P/mail/a/v1
 	{
