@@ -37,14 +37,45 @@ ref_commit() {
 		die "REF=$1: no such branch or commit in $KTREE"
 }
 
+# read_refs REF: COMMIT, the commit REF names, and the heads and starts of
+# the topics (REFS), read at once while no stage writes the tree (a shared
+# hold of its writer lock, waited for as writer_lock does): a make tree
+# moving the topics meanwhile cannot give a mix of old and new.
+declare -gA REFS=()
+read_refs() {
+	local f=${KTREE%/}.lock fd sha ref
+	[ -e "$KTREE/.git" ] || die "no kernel tree at $KTREE: run 'make tree' first"
+	exec {fd}>>"$f" || die "cannot open $f"
+	# Run by a stage that holds it (WRITER_LOCK), it reads at once.
+	if [ "${WRITER_LOCK:-}" != "$f" ] && ! flock -s -n "$fd"; then
+		warn "waiting for $(cat "$f.owner" 2>/dev/null || echo 'another run') to finish ($f, up to ${WAIT:-600}s)"
+		flock -s -w "${WAIT:-600}" "$fd" ||
+			die "$(cat "$f.owner" 2>/dev/null || echo 'another run') still holds $f after ${WAIT:-600}s: let it finish, then run this again"
+	fi
+	# shellcheck disable=SC2034 # scripts/build's
+	COMMIT=$(ref_commit "$1")
+	REFS=()
+	while read -r sha ref; do
+		REFS[$ref]=$sha
+	done < <(kgit for-each-ref --format='%(objectname) %(refname)' refs/heads refs/starts)
+	exec {fd}>&-
+}
+
 # ref_has_topic COMMIT TOPIC: true when TOPIC has patches and its head is
-# part of COMMIT.  An empty topic (head at its start) holds nothing.
+# part of COMMIT.  An empty topic (head at its start) holds nothing.  The
+# refs are those read_refs read, when it ran.
 ref_has_topic() {
 	local head start
-	head=$(kgit rev-parse -q --verify "refs/heads/$2^{commit}" 2>/dev/null) ||
-		return 1
-	start=$(kgit rev-parse -q --verify "refs/starts/$2^{commit}" 2>/dev/null) ||
-		start=
+	if [ ${#REFS[@]} -gt 0 ]; then
+		head=${REFS[refs/heads/$2]:-}
+		start=${REFS[refs/starts/$2]:-}
+		[ -n "$head" ] || return 1
+	else
+		head=$(kgit rev-parse -q --verify "refs/heads/$2^{commit}" 2>/dev/null) ||
+			return 1
+		start=$(kgit rev-parse -q --verify "refs/starts/$2^{commit}" 2>/dev/null) ||
+			start=
+	fi
 	[ "$head" != "$start" ] || return 1
 	kgit merge-base --is-ancestor "$head" "$1" 2>/dev/null
 }

@@ -44,6 +44,17 @@ setup() {
 	[[ $output == *"REF=no-such-branch: no such branch or commit in"* ]]
 }
 
+@test "make build reads the refs while no stage moves them: it waits for one" {
+	local fd
+	exec {fd}>>out/linux.lock
+	flock -n "$fd"
+	echo 'make tree (pid 1, since 12:00:00 UTC)' >out/linux.lock.owner
+	WAIT=1 run -2 make build
+	exec {fd}>&-
+	[[ $output == *"make tree (pid 1, since 12:00:00 UTC) still holds $TOP/out/linux.lock after 1s: let it finish, then run this again"* ]]
+	[[ $output != *"build tree"* ]]
+}
+
 @test "make build: for-next's bzImage, config as requested, static guest programs" {
 	head=$(git -C out/linux symbolic-ref -q HEAD || git -C out/linux rev-parse HEAD)
 	run -0 make build
