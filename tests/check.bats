@@ -261,10 +261,16 @@ runs() {
 }
 
 # kbuild_for_next COMMIT: a whole build of for-next by make build, of
-# COMMIT, in the shared build tree ($KB), its files dated 2020; and the
-# clone's published .config it was made with.
+# COMMIT, in the shared build tree ($KB), its files dated 2020; its sources,
+# fs/x.c made before (2019), security/a.c after (2021: its object is out of
+# date there); and the clone's published .config it was made with.
 kbuild_for_next() {
 	KB=$CACHE_DIR/kbuild/src/for-next/.ci-build
+	mkdir -p "${KB%/*}/fs" "${KB%/*}/security"
+	git -C "$KTREE" show "$1:fs/x.c" >"${KB%/*}/fs/x.c"
+	git -C "$KTREE" show "$1:security/a.c" >"${KB%/*}/security/a.c"
+	touch -d 2019-01-01 "${KB%/*}/fs/x.c"
+	touch -d 2021-01-01 "${KB%/*}/security/a.c"
 	mkdir -p "$KB/fs" "$KB/security" "$KB/kselftest/x" "$KB/guest" "$P/out/build/for-next"
 	printf 'CONFIG_X=y\n' >"$P/out/build/for-next/.config"
 	cp "$P/out/build/for-next/.config" "$KB/.config"
@@ -295,7 +301,7 @@ build_check() {
 	EOF
 }
 
-@test "a check build made afresh starts as a copy of make build's for-next build, dated after the worktree's files" {
+@test "a check build made afresh starts as a copy of make build's for-next build, dated as there" {
 	topic a
 	patch a security/a.c 'int a;\n' "security: drop b and c" "Neither b nor c was ever used, so remove them now."
 	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
@@ -309,11 +315,16 @@ build_check() {
 	FRESH=1 V=1 run -0 "$TOP/scripts/check"
 	[[ $output == *"check build: a copy of make build's for-next build ($(git -C "$KTREE" rev-parse --short=12 a))"* ]]
 	# At patch 1 the worktree went back from a's head: fs/x.c was
-	# written after the copy, security/a.c was not.
+	# written after the copy; security/a.c, not written again, is newer
+	# than its object as it is in make build's tree.
 	[ "$(cat "$(R a 1)/look/seen")" = "./.ci-seed ./.config ./fs/x.o ./security/a.o ./tools/objtool/.check.o.cmd
-fs/x.c newer" ]
+fs/x.c newer
+security/a.c newer" ]
 	[ "$(cat "$(R a 2)/look/seen")" = "./.ci-seed ./.config ./fs/x.o ./security/a.o ./tools/objtool/.check.o.cmd
-fs/x.c newer" ]
+fs/x.c newer
+security/a.c newer" ]
+	# And the worktree's index holds their new times: nothing looks changed.
+	[ -z "$(git -C "$P/out/check/src" diff --name-only)" ]
 	local wt=$P/out/check/src
 	[ "$(cat "$wt/.ci-build/tools/objtool/.check.o.cmd")" = "cmd_$wt/.ci-build/tools/objtool/check.o := gcc -I$wt/tools/include $wt/tools/objtool/check.c" ]
 	[ ! -e "$P/out/check/src/.ci-build.new" ]
