@@ -162,7 +162,12 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 		tests = ci/guest/harness_test
 		timeout = 2
 	EOF
+	# A process of the machine with a name that is not ASCII.
+	cp "$(command -v sleep)" "$BATS_TEST_TMPDIR/slé€p"
+	"$BATS_TEST_TMPDIR/slé€p" 30 &
+	local odd=$!
 	QEMU=$BATS_TEST_TMPDIR/wrap run -1 stage boot
+	kill "$odd"
 	[[ $output == *"spin: timed out after 2s of CPU time"* ]]
 	[[ $output =~ slow\ +pass\ +2\ +0\ +0\ +[3-9]\.[0-9]\ +[0-1]\.[0-9]$'\n' ]]
 	[ "${lines[-1]}" = "1 passed, 1 failed" ]

@@ -206,9 +206,10 @@ def cpu_seconds(pid):
 		if not d.isdigit():
 			continue
 		try:
-			with open(f'/proc/{d}/stat', encoding='ascii') as f:
-				fields = f.read().rsplit(')', 1)[1].split()
-		except OSError:
+			# Bytes: a process name need not be ASCII.
+			with open(f'/proc/{d}/stat', 'rb') as f:
+				fields = f.read().rsplit(b')', 1)[1].split()
+		except (OSError, IndexError):
 			continue
 		# ppid; utime, stime, cutime, cstime
 		kids.setdefault(int(fields[1]), []).append(int(d))
