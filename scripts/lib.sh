@@ -26,7 +26,10 @@ V=${V:-0}
 # hooks (the user's, in out/linux): each setting that would change a commit,
 # a patch, a merge or a trailer the tool makes, or run a program, is pinned
 # to git's default.  Configuration from the environment overrides the
-# repository's; a command's own -c overrides it.
+# repository's; a command's own -c overrides it.  (diff.algorithm,
+# diff.orderFile and format.attach are set where patches are written: git
+# 2.44 and later merge with the algorithm diff.algorithm names, and any
+# value of format.attach turns attachments on.)
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 GIT_PINS=(
 	core.hooksPath=/dev/null core.fsmonitor=false core.autocrlf=false core.eol=lf
@@ -38,10 +41,10 @@ GIT_PINS=(
 	format.useAutoBase=false format.notes=false format.encodeEmailHeaders=true
 	format.mboxrd=false
 	apply.whitespace=warn apply.ignoreWhitespace=no
-	am.threeWay=false am.keepcr=false am.messageId=false
+	am.threeWay=false am.keepcr=false am.messageId=false mailinfo.scissors=false
 	merge.conflictStyle=merge merge.renormalize=false rerere.enabled=false
 	diff.noprefix=false diff.mnemonicPrefix=false diff.relative=false
-	diff.algorithm=myers diff.context=3 diff.interHunkContext=0
+	diff.context=3 diff.interHunkContext=0 core.bigFileThreshold=512m
 	diff.suppressBlankEmpty=false diff.renames=true diff.indentHeuristic=true
 	color.ui=false log.showSignature=false
 	i18n.commitEncoding=UTF-8 i18n.logOutputEncoding=UTF-8

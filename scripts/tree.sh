@@ -576,10 +576,13 @@ needs_restack() {
 # export killed after it wrote series/ and before the refs moved).  A pull
 # brings another tree's lock with the patches: make export would write the
 # branches, which do not have them, over series/.  (An edit of series/ on
-# purpose is taken in with make lock, which writes the lock.)
+# purpose is taken in with make lock, which writes the lock; a make repin
+# leaves a note while its export is to come.)
 need_series_unchanged() {
 	local sha ref have
 	[ -f "$PROJECT/series/lock" ] || return 0
+	# A make repin moved the tree first; its export writes series/.
+	[ ! -f "$SCRATCH/repinned" ] || return 0
 	while read -r sha ref; do
 		have=$(kgit rev-parse -q --verify "refs/series/${ref#refs/heads/}") || have=none
 		if [ "$have" = "$sha" ] || [ "${HEAD_OF[${ref#refs/heads/}]:-}" = "$sha" ]; then
@@ -618,25 +621,37 @@ busy() {
 }
 
 # other_checkouts: "BRANCH WORKTREE" for each branch checked out, or being
-# rebased, in a worktree of $KTREE other than its main one.
+# rebased, in a worktree of $KTREE other than its main one; not of one whose
+# folder is gone (git worktree prune forgets it).
 other_checkouts() {
-	local main k v wt='' g f
+	local main k v wt='' branch='' gone=''
 	main=$(cd "$KTREE" && pwd -P)
-	while read -r k v; do
+	while :; do
+		IFS=' ' read -r k v || k=end
 		case $k in
-		worktree)
-			wt=$v
-			if [ "$(cd "$wt" 2>/dev/null && pwd -P)" = "$main" ]; then
-				wt=
-			elif g=$(git -C "$wt" rev-parse --absolute-git-dir 2>/dev/null); then
-				for f in "$g/rebase-merge/head-name" "$g/rebase-apply/head-name"; do
-					[ ! -f "$f" ] || printf '%s %s\n' "$(sed 's|^refs/heads/||' "$f")" "$wt"
-				done
+		worktree) wt=$v ;;
+		branch) branch=${v#refs/heads/} ;;
+		prunable) gone=1 ;;
+		'' | end)
+			if [ -n "$wt" ] && [ -z "$gone" ] && [ "$(cd "$wt" 2>/dev/null && pwd -P)" != "$main" ]; then
+				[ -z "$branch" ] || printf '%s %s\n' "$branch" "$wt"
+				rebasing "$wt"
 			fi
+			wt='' branch='' gone=''
+			[ "$k" != end ] || break
 			;;
-		branch) [ -z "$wt" ] || printf '%s %s\n' "${v#refs/heads/}" "$wt" ;;
 		esac
 	done < <(kgit worktree list --porcelain)
+}
+
+# rebasing WORKTREE: "BRANCH WORKTREE" when a rebase of BRANCH is under way
+# there.
+rebasing() {
+	local g f
+	g=$(git -C "$1" rev-parse --absolute-git-dir 2>/dev/null) || return 0
+	for f in "$g/rebase-merge/head-name" "$g/rebase-apply/head-name"; do
+		[ ! -f "$f" ] || printf '%s %s\n' "$(sed 's|^refs/heads/||' "$f")" "$1"
+	done
 }
 
 # refuse_other_checkouts REFS: no branch that the transaction REFS ("update
@@ -934,6 +949,7 @@ regenerate() {
 		fi
 		[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 		update_refs
+		rm -f "$SCRATCH/repinned"
 		# Not noted when series/ or a conf was edited during the run.
 		[ "$(generated_key)" != "$key" ] || remember "$key"
 		return

@@ -443,6 +443,9 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -1 stage tree
 	[[ $output == *"branch 'a' is checked out in the worktree $wt"* ]]
 	rm -r "$(git -C "$wt" rev-parse --absolute-git-dir)/rebase-merge"
+	# A worktree whose folder is gone holds nothing.
+	git -C "$KTREE" worktree add -q "$BATS_TEST_TMPDIR/gone" a
+	rm -rf "$BATS_TEST_TMPDIR/gone"
 	run -0 stage tree
 	at_lock
 }
@@ -488,11 +491,13 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 @test "the kernel tree's own git config and hooks change nothing the tool makes" {
 	fixture locked
 	KTREE=$BATS_TEST_TMPDIR/plain run -0 stage tree
+	printf 'security/*\nfs/*\n' >"$BATS_TEST_TMPDIR/order"
 	local c
 	for c in commit.gpgSign=true gpg.program=false format.coverLetter=auto \
 		format.signOff=true format.subjectPrefix='RFC PATCH' apply.whitespace=fix \
 		merge.conflictStyle=diff3 diff.noprefix=true diff.context=5 diff.algorithm=patience \
-		rerere.enabled=true am.threeWay=true core.commentChar=';'; do
+		rerere.enabled=true am.threeWay=true core.commentChar=';' format.attach=true \
+		mailinfo.scissors=true diff.orderFile="$BATS_TEST_TMPDIR/order"; do
 		git -C "$KTREE" config "${c%%=*}" "${c#*=}"
 	done
 	mkdir -p "$KTREE/.git/hooks"
@@ -516,6 +521,7 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	grep -q '^+int c_two; $' "$p"
 	grep -q '^diff --git a/fs/xattr.c b/fs/xattr.c$' "$p"
 	grep -q '^Subject: \[PATCH\] fs: int c_two;$' "$p"
+	! grep -q '^Content-Type: multipart' "$p" || false
 	[ "$(grep -c '^Signed-off-by:' "$p")" = 1 ]
 	[ ! -e "$P"/series/c/0000-cover-letter.patch ]
 	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int c_two; '
@@ -523,6 +529,18 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	KTREE=$BATS_TEST_TMPDIR/plain run -0 stage tree
 	[ "$(git -C "$BATS_TEST_TMPDIR/plain" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
 	at_lock
+}
+
+@test "a repin killed before its export wrote series/: make export finishes it" {
+	fixture locked
+	interrupt KILL "format-patch" repin 1.1-1
+	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
+	run -0 stage export
+	echo "$output"
+	at_lock
+	grep -qx '0001-fs-int-c_one.patch' "$P/series/c/series"
+	# The note is gone with it: a pull is refused again.
+	[ ! -e "$KTREE/.git/make-tree/repinned" ]
 }
 
 @test "a restack interrupted before any conflict starts again, nothing moved" {

@@ -567,6 +567,9 @@ msgid() {
 	head -c 100 "$BATS_TEST_TMPDIR/replies.mbox.gz" >"$BATS_TEST_TMPDIR/cut.gz"
 	TOPIC=a MBOX=$BATS_TEST_TMPDIR/cut.gz run -1 stage trailers
 	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/cut.gz: not a whole gzip file"* ]]
+	printf '\x1f\x8bnot gzip at all' >"$BATS_TEST_TMPDIR/bad.gz"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/bad.gz run -1 stage trailers
+	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/bad.gz: not a whole gzip file"* ]]
 }
 
 @test "make trailers: a topic with a merge is refused, not flattened" {

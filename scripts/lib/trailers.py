@@ -40,6 +40,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import zlib
 
 TAGS = ("Reviewed-by", "Acked-by", "Tested-by", "Reported-by")
 TRAILER_RE = re.compile(r"^(%s)\s*:(.*)$" % "|".join(TAGS), re.I)
@@ -119,7 +120,7 @@ def messages(box):
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             sys.exit("trailers: MBOX=%s: not a whole gzip file (%s)" % (box, e))
     if data and not data.startswith(b"From "):
         # One message saved on its own (.eml), not an mbox.
