@@ -592,6 +592,25 @@ need_series_unchanged() {
 	done <"$PROJECT/series/lock"
 }
 
+# hidden_new_files: source files in a folder of $KTREE that git does not
+# track and ignores: Debian's top-level "/*" rule hides the whole tree, so
+# git add -A and commit -a leave a new file out without a word.  Files at
+# the top level (a user's notes) and names that are not sources are not
+# counted.
+hidden_new_files() {
+	local f
+	while IFS= read -r -d '' f; do
+		case $f in
+		*/*) ;;
+		*) continue ;;
+		esac
+		case ${f##*/} in
+		*.[chS] | *.rs | *.rst | *.txt | *.yaml | *.dts | *.dtsi | *.sh | *.py | *.pl | \
+			*.cocci | *.json | *.tc | Makefile | Kbuild | Kconfig*) printf '%s\n' "$f" ;;
+		esac
+	done < <(kgit ls-files -z -o -i --exclude-standard)
+}
+
 # need_topic_branches: every topic make tree made (it has refs/starts/<t>)
 # still has its branch.  Without it a dependent would be restacked onto
 # nothing and the topic's commits dropped.

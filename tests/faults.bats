@@ -543,6 +543,28 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	[ ! -e "$KTREE/.git/make-tree/repinned" ]
 }
 
+@test "a new source file git ignores (Debian's .gitignore) stops export, named" {
+	fixture locked
+	git -C "$KTREE" checkout -q c
+	echo 'int fresh;' >"$KTREE/fs/fresh.c"
+	sed -i '38s/.*/int c_two;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -A
+	git -C "$KTREE" commit -q -m "fs: add fresh.c" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" show --stat HEAD | grep -q 'fs/xattr.c'
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"$KTREE/fs/fresh.c new but not tracked (Debian's .gitignore hides the tree, so git add -A and commit -a left it out): git -C $KTREE add -f fs/fresh.c and commit it on its topic, or move it away; nothing exported"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	# As it says; the user's notes at the top level never counted.
+	git -C "$KTREE" add -f fs/fresh.c
+	git -C "$KTREE" commit -q --amend --no-edit
+	git -C "$KTREE" checkout -q for-next
+	run -0 stage export
+	grep -q '^+++ b/fs/fresh.c$' "$P"/series/c/0002-*.patch
+	[ "$(cat "$KTREE/notes.txt")" = notes ]
+}
+
 @test "a restack interrupted before any conflict starts again, nothing moved" {
 	fixture locked
 	git -C "$KTREE" checkout -q a
