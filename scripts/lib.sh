@@ -124,20 +124,27 @@ stage_end() {
 	fi
 }
 
+# hold_tree_lock FD [-s]: flock FD, open on $KTREE.lock, alone (or shared
+# with -s, for a stage that only reads the refs); one who holds it is
+# waited for (WAIT= seconds, default 600), named from $KTREE.lock.owner.
+hold_tree_lock() {
+	local f=${KTREE%/}.lock holder
+	flock "${2:--x}" -n "$1" && return 0
+	holder=$(cat "$f.owner" 2>/dev/null || true)
+	warn "waiting for ${holder:-another run} to finish ($f, up to ${WAIT:-600}s)"
+	flock "${2:--x}" -w "${WAIT:-600}" "$1" ||
+		die "${holder:-another run} still holds $f after ${WAIT:-600}s: let it finish, then run this again"
+}
+
 # writer_lock: one stage at a time writes $KTREE, series/ and mail/.  A
 # second one waits for the first (WAIT= seconds, default 600), saying which
 # it is.  The lock is $KTREE.lock; the stages a stage runs share it.
 writer_lock() {
-	local f=${KTREE%/}.lock holder
+	local f=${KTREE%/}.lock
 	[ "${WRITER_LOCK:-}" != "$f" ] || return 0
 	mkdir -p "$(dirname "$f")"
 	exec {WRITER_FD}>>"$f"
-	if ! flock -n "$WRITER_FD"; then
-		holder=$(cat "$f.owner" 2>/dev/null || true)
-		warn "waiting for ${holder:-another run} to finish ($f, up to ${WAIT:-600}s)"
-		flock -w "${WAIT:-600}" "$WRITER_FD" ||
-			die "${holder:-another run} still holds $f after ${WAIT:-600}s: let it finish, then run this again"
-	fi
+	hold_tree_lock "$WRITER_FD"
 	printf 'make %s (pid %d, since %s)\n' "${STAGE_NAME:-$PROG}" $$ \
 		"$(date -u '+%H:%M:%S UTC')" >"$f.owner"
 	export WRITER_LOCK=$f

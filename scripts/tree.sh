@@ -639,6 +639,11 @@ busy() {
 		[ -e "$g/REVERT_HEAD" ] || [ -e "$g/sequencer" ] || [ -e "$g/BISECT_LOG" ]
 }
 
+# need_idle: nothing of git's is under way in $KTREE (busy).
+need_idle() {
+	! busy || die "$KTREE: a git am, rebase, merge, cherry-pick, revert or bisect is in progress: finish or abort it first"
+}
+
 # other_checkouts: "BRANCH WORKTREE" for each branch checked out, or being
 # rebased, in a worktree of $KTREE other than its main one; not of one whose
 # folder is gone (git worktree prune forgets it).
@@ -764,7 +769,7 @@ check_safe() {
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
-	busy && die "$KTREE: a git am, rebase, merge, cherry-pick, revert or bisect is in progress: finish or abort it first"
+	need_idle
 	dirty=$(kgit status --porcelain | sed -n 1p)
 	for b in $(generated_branches); do
 		head=$(kgit rev-parse -q --verify "refs/heads/$b") || continue

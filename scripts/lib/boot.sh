@@ -47,11 +47,7 @@ read_refs() {
 	[ -e "$KTREE/.git" ] || die "no kernel tree at $KTREE: run 'make tree' first"
 	exec {fd}>>"$f" || die "cannot open $f"
 	# Run by a stage that holds it (WRITER_LOCK), it reads at once.
-	if [ "${WRITER_LOCK:-}" != "$f" ] && ! flock -s -n "$fd"; then
-		warn "waiting for $(cat "$f.owner" 2>/dev/null || echo 'another run') to finish ($f, up to ${WAIT:-600}s)"
-		flock -s -w "${WAIT:-600}" "$fd" ||
-			die "$(cat "$f.owner" 2>/dev/null || echo 'another run') still holds $f after ${WAIT:-600}s: let it finish, then run this again"
-	fi
+	[ "${WRITER_LOCK:-}" = "$f" ] || hold_tree_lock "$fd" -s
 	# shellcheck disable=SC2034 # scripts/build's
 	COMMIT=$(ref_commit "$1")
 	REFS=()
