@@ -134,15 +134,21 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 	[[ $output == *"#  RUN           global.two ..."* ]]
 }
 
-# A guest given half a CPU (make test runs the unit tests beside make
-# boot) takes longer on the clock for the same work: that is no timeout.
-@test "a guest slowed down past its timeout, not by its own work, passes" {
+# slow_case: the case "slow", a passing guest busy half the time for 3
+# seconds (as one given half a CPU), with a timeout of 2.
+slow_case() {
 	mkcase slow pass <<-EOF
 	[boot]
 		tests = ci/guest/harness_test
 		timeout = 2
 	EOF
 	sed -i '/Run \/init/a !busy 3' "$FAKE_GUESTS/slow.guest"
+}
+
+# A guest given half a CPU (make test runs the unit tests beside make
+# boot) takes longer on the clock for the same work: that is no timeout.
+@test "a guest slowed down past its timeout, not by its own work, passes" {
+	slow_case
 	run -0 stage boot
 	[ "${lines[-1]}" = "1 passed, 0 failed" ]
 	[[ $output =~ slow\ +pass\ +2\ +0\ +0\ +[3-9]\.[0-9]\ +[0-1]\.[0-9]$'\n' ]]
@@ -151,12 +157,7 @@ assert s.get("failures") == "2", s.get("failures")' "$OUT/boot/junit.xml"
 @test "QEMU= a wrapper that runs QEMU as its child: the child's CPU time counts" {
 	printf '#!/bin/bash\n"%s" "$@"\nexit $?\n' "$FIX/fake-qemu" >"$BATS_TEST_TMPDIR/wrap"
 	chmod +x "$BATS_TEST_TMPDIR/wrap"
-	mkcase slow pass <<-EOF
-	[boot]
-		tests = ci/guest/harness_test
-		timeout = 2
-	EOF
-	sed -i '/Run \/init/a !busy 3' "$FAKE_GUESTS/slow.guest"
+	slow_case
 	mkcase spin <<-EOF
 	[boot]
 		tests = ci/guest/harness_test
