@@ -256,7 +256,8 @@ int main(void)
 	}
 
 	sync();
-	reboot(RB_POWER_OFF);
-	say("# init: power off: %s\n", strerror(errno));
+	/* Without ACPI a reset is what ends QEMU (-no-reboot). */
+	reboot(RB_AUTOBOOT);
+	say("# init: reboot: %s\n", strerror(errno));
 	return 1;
 }

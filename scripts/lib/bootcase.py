@@ -23,7 +23,8 @@ seconds of the clock; and any guest at WALL_FACTOR times boot.timeout.
 
 The case is then decided from: the KTAP of ttyS1 (and of the console, where
 built-in KUnit suites report), parsed by the tree's kunit_parser; a scan of
-the console for splats; the timeout; and the kernel's "reboot: Power down".
+the console for splats; the timeout; and the kernel's "reboot: Restarting system"
+(the guest's /init ends with a reboot, which makes QEMU exit).
 The verdict goes to DIR/result.json and, when it is not a pass, the reasons
 with the first splat or the last 20 lines to stdout.  Exit status: 0 for a
 verdict (any verdict), 2 for bad usage.
@@ -56,7 +57,7 @@ IDLE_SHARE = 0.1
 WALL_FACTOR = 5
 
 BASE_CMDLINE = 'console=ttyS0 panic=-1 rdinit=/init'
-POWER_DOWN = 'reboot: Power down'
+SHUTDOWN = 'reboot: Restarting system'
 PANIC = 'Kernel panic - not syncing'
 
 # The first line of a kernel splat.  Lockdep's reports start with
@@ -461,8 +462,8 @@ def decide(case, args, console, tests, status, seconds, cpu, why):
 		detail = ['first splat:'] + splat
 
 	if case.expect == 'pass' and status != 'timeout' and not splat:
-		if not any(POWER_DOWN in l for l in console):
-			reasons.append(f"the guest did not power off (no '{POWER_DOWN}')")
+		if not any(SHUTDOWN in l for l in console):
+			reasons.append(f"the guest did not shut down (no '{SHUTDOWN}')")
 			detail = detail or [f'last {TAIL} lines:'] + MERGED[-TAIL:]
 	if isinstance(status, int) and status != 0:
 		reasons.append(f'qemu exited with status {status}')

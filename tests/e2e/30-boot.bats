@@ -30,7 +30,7 @@ setup() {
 	# The tree's Landlock suite: many tests, none failed.
 	[[ $output =~ landlock\ +pass\ +[0-9]{2,}\ +0\  ]]
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' out/boot/junit.xml
-	grep -q 'reboot: Power down' out/boot/smoke.log
+	grep -q 'reboot: Restarting system' out/boot/smoke.log
 }
 
 @test "the initramfs of a case is the same bytes when built again" {
