@@ -238,6 +238,35 @@ marker_in() {
 	done
 }
 
+# outside_conflicts CONFLICTED RESOLVED FILE...: "FILE:LINE" of the first
+# line of a FILE that RESOLVED changes outside the conflict markers of
+# CONFLICTED (a tree from merge_trees), LINE counted in CONFLICTED.  A file
+# with no markers (modify/delete, add/add of a binary) is in conflict as a
+# whole.
+outside_conflicts() {
+	local a=$1 b=$2 f bad
+	shift 2
+	for f in "$@"; do
+		bad=$(kgit diff -U0 --no-color "$a" "$b" -- "$f" | awk -v marks="$(
+			kgit cat-file blob "$a:$f" 2>/dev/null |
+				awk '/^<<<<<<<( |$)/ { s = NR } /^>>>>>>>( |$)/ && s { printf "%d-%d ", s, NR; s = 0 }'
+		)" '
+			BEGIN { n = split(marks, m, " ") }
+			n && /^@@ / {
+				split(substr($2, 2), r, ",")
+				from = r[1]; len = (2 in r) ? r[2] : 1
+				to = len ? from + len - 1 : from
+				inside = 0
+				for (i = 1; i <= n; i++) {
+					split(m[i], lim, "-")
+					if (from >= lim[1] - (len ? 0 : 1) && to <= lim[2]) inside = 1
+				}
+				if (!inside) { print from ? from : 1; exit }
+			}')
+		[ -z "$bad" ] || { printf '%s:%s\n' "$f" "$bad"; return; }
+	done
+}
+
 # conflicting_topics HEAD TOPIC [FROM TO]...: those of the TOPIC FROM TO
 # triples whose own change (FROM..TO) does not apply on HEAD's files: the
 # topics a merge of HEAD conflicts with.
@@ -285,6 +314,14 @@ merge_for_next() {
 	if [ ${#CONFLICTED[@]} -gt 0 ]; then
 		# shellcheck disable=SC2046 # triples of words
 		with=$(conflicting_topics "$head" $(merged_before "$t") | paste -sd' ')
+		# make export recorded this very conflict's resolution in a run
+		# that then stopped on another merge: it holds until one ends.
+		if [ -n "${KEPT_MERGES:-}" ] && [ -f "$KEPT_MERGES/$t.$MERGED" ] &&
+		   ! cmp -s "$KEPT_MERGES/$t.$MERGED" "$res"; then
+			mkdir -p "$SERIES/merges"
+			cp "$KEPT_MERGES/$t.$MERGED" "$res"
+			printf '  for-next: recorded the resolution of %s as series/merges/%s.resolution (made before the last make export stopped)\n' "$t" "$t" >&2
+		fi
 		if [ ! -f "$res" ] && [ -n "${NEW_TREE:-}" ]; then
 			die "for-next: merging topic '$t' conflicts with ${with:-the topics before it} in ${CONFLICTED[*]}, and series/merges/$t.resolution does not exist: this series/ cannot make for-next; it needs the resolution from whoever changed it"
 		fi
@@ -294,11 +331,15 @@ merge_for_next() {
 			die "then git -C $KTREE add -f <files> && git -C $KTREE commit --no-edit && make export (records it as series/merges/$t.resolution)"
 		fi
 		echo "$t" >>"$SCRATCH/resolutions.used"
-		GIT_INDEX_FILE=$ri kgit read-tree "$tree"
-		GIT_INDEX_FILE=$ri kgit apply --cached "$res" 2>"$SCRATCH/resolve.err" ||
-			die "for-next: series/merges/$t.resolution no longer resolves the merge of '$t' with ${with:-the topics before it} ($(head -n1 "$SCRATCH/resolve.err")): move the file away and run make export, which says how to resolve the merge again"
-		tree=$(GIT_INDEX_FILE=$ri kgit write-tree)
-		rm -f "$ri"
+		# Keeping git's result as it is (a modify/delete kept) is a
+		# resolution with no diff.
+		if grep -q '^diff --git ' "$res"; then
+			GIT_INDEX_FILE=$ri kgit read-tree "$tree"
+			GIT_INDEX_FILE=$ri kgit apply --cached "$res" 2>"$SCRATCH/resolve.err" ||
+				die "for-next: series/merges/$t.resolution no longer resolves the merge of '$t' with ${with:-the topics before it} ($(head -n1 "$SCRATCH/resolve.err")): move the file away and run make export, which says how to resolve the merge again"
+			tree=$(GIT_INDEX_FILE=$ri kgit write-tree)
+			rm -f "$ri"
+		fi
 		# A conflict the resolution was not made for (another line,
 		# since) keeps its markers: for-next never takes them.
 		bad=$(marker_in "$tree" "${CONFLICTED[@]}")

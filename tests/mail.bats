@@ -673,6 +673,76 @@ msgid() {
 	! git -C "$KTREE" show for-next:fs/xattr.c | grep -q '^<<<<<<<' || false
 }
 
+# resolve_as_told FILE: do what make export's conflict message said, and
+# resolve FILE by keeping both sides.
+resolve_as_told() {
+	local cmd
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/$1"
+	git -C "$KTREE" add -f "$1"
+	git -C "$KTREE" commit -q --no-edit
+}
+
+@test "two merges to resolve: the first resolution is kept while the second is made" {
+	mail_topic f
+	run -0 stage lock
+	commit_on e fs/xattr.c 5 'int e_one;'
+	commit_on f security/security.c 5 'int f_one;'
+	run -1 stage export
+	[[ $output == *"merging topic 'e' conflicts with a in fs/xattr.c"* ]]
+	resolve_as_told fs/xattr.c
+	run -1 stage export
+	[[ $output == *"merging topic 'f' conflicts with a b in security/security.c"* ]]
+	[[ $output == *"the resolution of 'e' is kept (in $KTREE/.git/make-tree/merges) for the next make export"* ]]
+	[ ! -e "$P/series/merges" ]
+	resolve_as_told security/security.c
+	run -0 stage export
+	[[ $output == *"recorded the resolution of f as series/merges/f.resolution"* ]]
+	[[ $output == *"recorded the resolution of e as series/merges/e.resolution (made before the last make export stopped)"* ]]
+	[ -f "$P/series/merges/e.resolution" ] && [ -f "$P/series/merges/f.resolution" ]
+	[ ! -e "$KTREE/.git/make-tree/merges" ]
+	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int e_one;'
+	git -C "$KTREE" show for-next:security/security.c | grep -qx 'int f_one;'
+	! git -C "$KTREE" grep -q -E '^(<<<<<<<|>>>>>>>)' for-next -- fs security || false
+	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
+	[ "$(git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+}
+
+@test "a resolution that keeps git's result (modify/delete) is recorded and replays" {
+	git -C "$KTREE" checkout -q e
+	git -C "$KTREE" rm -q fs/xattr.c
+	git -C "$KTREE" commit -q -m "fs: drop xattr.c" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	run -1 stage export
+	[[ $output == *"merging topic 'e' conflicts with a c in fs/xattr.c"* ]]
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	# Keep a's version, as git left it.
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	run -0 stage export
+	[ -f "$P/series/merges/e.resolution" ]
+	! grep -q '^diff --git' "$P/series/merges/e.resolution" || false
+	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int a_one;'
+	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
+	[ "$(git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+}
+
+@test "a resolution that changes a line outside the conflict is refused, nothing recorded" {
+	commit_on e fs/xattr.c 5 'int e_one;'
+	run -1 stage export
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d; 30s/.*/int in_no_topic;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"resolves the merge of 'e' but also changes fs/xattr.c:"*", outside the conflict: a change beyond the conflict belongs on a topic; nothing recorded"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+}
+
 @test "make trailers: bare 8-bit UTF-8, a single saved message, a folder of them" {
 	v=$P/mail/a/v1
 	{
