@@ -34,6 +34,7 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 GIT_PINS=(
 	core.hooksPath=/dev/null core.fsmonitor=false core.autocrlf=false core.eol=lf
 	core.safecrlf=false core.quotePath=true core.commentChar=#
+	core.attributesFile=/dev/null
 	commit.gpgSign=false tag.gpgSign=false tag.forceSignAnnotated=false
 	format.coverLetter=false format.signOff=false format.numbered=auto
 	format.thread=false format.from=false format.forceInBodyFrom=false

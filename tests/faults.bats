@@ -531,6 +531,37 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	at_lock
 }
 
+@test "attributes: a global file is not read; .git/info/attributes making a patch binary stops export, named" {
+	fixture locked
+	printf '* -diff\n' >"$BATS_TEST_TMPDIR/attributes"
+	git -C "$KTREE" config core.attributesFile "$BATS_TEST_TMPDIR/attributes"
+	git -C "$KTREE" checkout -q c
+	sed -i '38s/.*/int c_two;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a -m "fs: int c_two;" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" checkout -q for-next
+	# Not the repository's own file: core.attributesFile is pinned away.
+	run -0 stage export
+	grep -q '^+int c_two;$' "$P"/series/c/0002-*.patch
+	git -C "$KTREE" checkout -q c
+	sed -i '39s/.*/int c_three;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a -m "fs: int c_three;" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" checkout -q for-next
+	mkdir -p "$KTREE/.git/info"
+	printf '# mine\n* -diff\n' >"$KTREE/.git/info/attributes"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	refs >"$BATS_TEST_TMPDIR/refs-before"
+	run -1 stage export
+	[[ $output == *"topic 'a': 0001-fs-int-a_one.patch: fs/xattr.c would be a binary patch, no text to review: $KTREE/.git/info/attributes, which git reads for every command, makes it so; take its line out, then make export; nothing exported"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	refs | diff -u "$BATS_TEST_TMPDIR/refs-before" -
+	rm "$KTREE/.git/info/attributes"
+	run -0 stage export
+	grep -q '^+int c_three;$' "$P"/series/c/0003-*.patch
+	at_lock
+}
+
 @test "a repin killed before its export wrote series/: make export finishes it" {
 	fixture locked
 	interrupt KILL "format-patch" repin 1.1-1
