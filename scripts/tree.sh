@@ -600,16 +600,53 @@ verify_ids() {
 }
 
 # needs_restack: a topic's dependency moved past its recorded start (a
-# lower topic changed), so make restack has to carry it over.
+# lower topic changed), so make restack has to carry it over.  Read from
+# SRC_REF where export set it (a restack's result), else the refs.
 needs_restack() {
-	local t d
+	local t d start
 	for t in "${ORDER[@]}"; do
-		kgit rev-parse -q --verify "refs/starts/$t" >/dev/null || continue
+		start=${SRC_REF[refs/starts/$t]:-$(kgit rev-parse -q --verify "refs/starts/$t")} || continue
 		for d in $(topic_deps "$t"); do
-			kgit merge-base --is-ancestor "refs/heads/$d" "refs/starts/$t" || return 0
+			kgit merge-base --is-ancestor "${SRC_REF[refs/heads/$d]:-refs/heads/$d}" "$start" || return 0
 		done
 	done
 	return 1
+}
+
+# A make restack's result waits for the export that takes it in as refs:
+# RESTACKED/heads/<topic> and RESTACKED/starts/<topic>, what each topic
+# becomes, and RESTACKED/orig/<topic>, the branch it was made from.  That
+# export's transaction deletes them with the moves of the branches, so
+# whether it went through is read from the repository; until then they
+# keep what the user resolved from git gc.
+RESTACKED=refs/make-tree/restacked
+declare -gA SRC_REF
+EXTRA_UPDATES=()
+
+# restack_ready: a make restack's result is waiting for its export.
+restack_ready() {
+	[ -n "$(kgit for-each-ref --count=1 "$RESTACKED/")" ]
+}
+
+# take_restacked: SRC_REF (what export exports) from the restack's
+# result, whose refs the transaction then deletes (EXTRA_UPDATES); a
+# branch that moved since the restack stops it.
+take_restacked() {
+	local sha ref kind t
+	while read -r sha ref; do
+		kind=${ref#"$RESTACKED"/}
+		t=${kind#*/}
+		kind=${kind%%/*}
+		case $kind in
+		orig)
+			[ "${OLD_REF[refs/heads/$t]:-}" = "$sha" ] ||
+				die "branch '$t' moved since make restack carried the topics over (it was ${sha:0:12}): make restack ABORT=1, then make restack again; nothing moved"
+			;;
+		heads | starts) SRC_REF[refs/$kind/$t]=$sha ;;
+		*) die "$ref: not a ref make restack makes; git -C $KTREE update-ref -d $ref" ;;
+		esac
+		EXTRA_UPDATES+=("delete $ref $sha")
+	done < <(kgit for-each-ref --format='%(objectname) %(refname)' "$RESTACKED/")
 }
 
 # need_series_unchanged: series/lock names the ids $KTREE was last made or
@@ -784,7 +821,7 @@ in_the_way() {
 # checkout back on the branch it was on, and drop the state.
 drop_stale_restack() {
 	local b
-	[ -f "$SCRATCH/restack" ] && ! restack_pending || return 0
+	[ -f "$SCRATCH/restack" ] && ! restack_pending && ! restack_ready || return 0
 	b=$(awk '$1 == "branch" { print $2 }' "$SCRATCH/restack")
 	if [ -n "$b" ] && ! kgit symbolic-ref -q HEAD >/dev/null && ! busy &&
 	   [ -z "$(kgit status --porcelain | head -n1)" ]; then
@@ -810,6 +847,8 @@ check_safe() {
 	kgit rev-parse -q --verify HEAD >/dev/null || return 0
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
+	! restack_ready ||
+		die "make restack carried the topics over, and its make export did not finish: run make export (or make restack ABORT=1); nothing moved"
 	need_idle
 	dirty=$(kgit status --porcelain | sed -n 1p)
 	for b in $(generated_branches); do
@@ -882,6 +921,7 @@ update_refs() {
 				printf 'update %s %s %s\n' "$ref" "$new" "$old"
 			done
 		done
+		[ ${#EXTRA_UPDATES[@]} -eq 0 ] || printf '%s\n' "${EXTRA_UPDATES[@]}"
 		echo prepare
 		echo commit
 	} >"$SCRATCH/refs.txt"

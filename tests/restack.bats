@@ -92,6 +92,52 @@ heads() {
 	run -0 stage tree
 }
 
+@test "an export that refuses after a restack moves nothing and keeps what was resolved" {
+	heads >"$BATS_TEST_TMPDIR/before"
+	amend_a 30 'int a_thirty;'
+	heads >"$BATS_TEST_TMPDIR/amended"
+	run -1 stage export
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	GIT_EDITOR=true git -C "$KTREE" am --continue >/dev/null
+	# Something export refuses: a patch file its series does not list.
+	echo stray >"$P/series/c/0009-stray.patch"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage restack
+	[[ $output == *"series/c/0009-stray.patch: not listed in its series file"* ]]
+	heads | diff -u "$BATS_TEST_TMPDIR/amended" -
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	# The result waits, as refs; make tree will not write over it.
+	git -C "$KTREE" rev-parse -q --verify refs/make-tree/restacked/heads/c >/dev/null
+	run -1 stage tree
+	[[ $output == *"make restack carried the topics over, and its make export did not finish: run make export (or make restack ABORT=1)"* ]]
+	rm "$P/series/c/0009-stray.patch"
+	run -0 stage export
+	[[ $output != *"does not apply"* ]]
+	[ "$(patches_of c)" = "fs: int c_one;" ]
+	grep -q '^+int a_thirty;' "$P"/series/a/0001-*.patch
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
+	[ ! -e "$KTREE/.git/make-tree/restack" ]
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+	[ -z "$(git -C "$KTREE" status --porcelain)" ]
+	run -0 stage tree
+}
+
+@test "a branch that moves between a restack and its export stops the export" {
+	amend_a 28 'int a_context;'
+	echo stray >"$P/series/c/0009-stray.patch"
+	run -1 stage export
+	rm "$P/series/c/0009-stray.patch"
+	commit_on d fs/xattr.c 13 'int d_two;'
+	heads >"$BATS_TEST_TMPDIR/before"
+	run -1 stage export
+	[[ $output == *"branch 'd' moved since make restack carried the topics over (it was "*"): make restack ABORT=1, then make restack again; nothing moved"* ]]
+	heads | diff -u "$BATS_TEST_TMPDIR/before" -
+	ABORT=1 run -0 stage restack
+	run -0 stage export
+	[ "$(patches_of d)" = "fs: int d_one;"$'\n'"fs: int d_two;" ]
+}
+
 @test "ABORT=1 puts every head back exactly and the checkout where it was" {
 	amend_a 30 'int a_thirty;'
 	heads >"$BATS_TEST_TMPDIR/before"
