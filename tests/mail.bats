@@ -572,6 +572,27 @@ msgid() {
 	[[ $output == *"MBOX=$BATS_TEST_TMPDIR/bad.gz: not a whole gzip file"* ]]
 }
 
+@test "make trailers on a topic others build on: they follow, and a refused export moves nothing" {
+	v=$P/mail/a/v1
+	reply "$(msgid "$v/0001-fs-int-a_one.patch")" "[PATCH 1/2]" \
+		'Reviewed-by: Zoe Review <zoe@fs.example.org>' >"$BATS_TEST_TMPDIR/replies.mbox"
+	echo stray >"$P/series/d/0009-stray.patch"
+	refs >"$BATS_TEST_TMPDIR/refs-before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -1 stage trailers
+	[[ $output == *"series/d/0009-stray.patch: not listed in its series file"* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/refs-before" -
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+	rm "$P/series/d/0009-stray.patch"
+	run -0 stage export
+	grep -qx 'Reviewed-by: Zoe Review <zoe@fs.example.org>' "$P"/series/a/0001-*.patch
+	# c and d now start from the new a.
+	git -C "$KTREE" merge-base --is-ancestor a c
+	git -C "$KTREE" merge-base --is-ancestor c d
+	[ "$(sed 's/#.*//' "$P/series/d/series" | grep -c .)" = 1 ]
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
+}
+
 @test "make trailers: a topic with a merge is refused, not flattened" {
 	git -C "$KTREE" checkout -q -b side refs/starts/a
 	commit_on side security/security.c 30 'int side;'
