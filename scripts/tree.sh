@@ -621,6 +621,7 @@ needs_restack() {
 # keep what the user resolved from git gc.
 RESTACKED=refs/make-tree/restacked
 declare -gA SRC_REF
+NEW_BASE=
 EXTRA_UPDATES=()
 
 # restack_ready: a make restack's result is waiting for its export.
@@ -629,20 +630,23 @@ restack_ready() {
 }
 
 # take_restacked: SRC_REF (what export exports) from the restack's
-# result, whose refs the transaction then deletes (EXTRA_UPDATES); a
-# branch that moved since the restack stops it.
+# result, and NEW_BASE, the blob of series/base from make repin's; the
+# transaction then deletes their refs (EXTRA_UPDATES).  A branch that moved
+# since stops it.
 take_restacked() {
 	local sha ref kind t
 	while read -r sha ref; do
 		kind=${ref#"$RESTACKED"/}
 		t=${kind#*/}
 		kind=${kind%%/*}
+		# shellcheck disable=SC2034 # export writes NEW_BASE to series/base
 		case $kind in
 		orig)
 			[ "${OLD_REF[refs/heads/$t]:-}" = "$sha" ] ||
-				die "branch '$t' moved since make restack carried the topics over (it was ${sha:0:12}): make restack ABORT=1, then make restack again; nothing moved"
+				die "branch '$t' moved since make restack (or trailers, repin) made the branches for this export (it was ${sha:0:12}): drop them with make restack ABORT=1 and run that again; nothing moved"
 			;;
 		heads | starts) SRC_REF[refs/$kind/$t]=$sha ;;
+		base) NEW_BASE=$sha ;;
 		*) die "$ref: not a ref make restack makes; git -C $KTREE update-ref -d $ref" ;;
 		esac
 		EXTRA_UPDATES+=("delete $ref $sha")
@@ -655,12 +659,10 @@ take_restacked() {
 # brings another tree's lock with the patches: make export would write the
 # branches, which do not have them, over series/.  (An edit of series/ on
 # purpose is taken in with make lock, which writes the lock; a make repin
-# leaves a note while its export is to come.)
+# moves nothing before its export.)
 need_series_unchanged() {
 	local sha ref have
 	[ -f "$PROJECT/series/lock" ] || return 0
-	# A make repin moved the tree first; its export writes series/.
-	[ ! -f "$SCRATCH/repinned" ] || return 0
 	while read -r sha ref; do
 		have=$(kgit rev-parse -q --verify "refs/series/${ref#refs/heads/}") || have=none
 		if [ "$have" = "$sha" ] || [ "${HEAD_OF[${ref#refs/heads/}]:-}" = "$sha" ]; then
@@ -848,7 +850,7 @@ check_safe() {
 	! restack_pending ||
 		die "a make restack is under way in $KTREE: finish it (resolve, git am --continue, make restack) or make restack ABORT=1"
 	! restack_ready ||
-		die "make restack carried the topics over, and its make export did not finish: run make export (or make restack ABORT=1); nothing moved"
+		die "make restack (or trailers, repin) left the branches it made for make export, which did not finish: run make export (or drop them: make restack ABORT=1); nothing moved"
 	need_idle
 	dirty=$(kgit status --porcelain | sed -n 1p)
 	for b in $(generated_branches); do
@@ -1054,7 +1056,6 @@ regenerate() {
 		fi
 		[ "${NO_VERIFY:-0}" = 1 ] || verify_ids
 		update_refs
-		rm -f "$SCRATCH/repinned"
 		# Not noted when series/ or a conf was edited during the run.
 		[ "$(generated_key)" != "$key" ] || remember "$key"
 		return

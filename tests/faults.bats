@@ -569,16 +569,19 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	at_lock
 }
 
-@test "a repin killed before its export wrote series/: make export finishes it" {
+@test "a repin killed before its export wrote series/ moved nothing; make export finishes it" {
 	fixture locked
+	refs >"$BATS_TEST_TMPDIR/refs-before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
 	interrupt KILL "format-patch" repin 1.1-1
-	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
+	refs | diff -u "$BATS_TEST_TMPDIR/refs-before" -
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
 	run -0 stage export
-	echo "$output"
+	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
+	[ "$(git config -f "$P/series/base" base.commit)" = "$(git -C "$KTREE" rev-parse base)" ]
 	at_lock
 	grep -qx '0001-fs-int-c_one.patch' "$P/series/c/series"
-	# The note is gone with it: a pull is refused again.
-	[ ! -e "$KTREE/.git/make-tree/repinned" ]
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
 }
 
 @test "a new source file git ignores (Debian's .gitignore) stops export, named" {

@@ -110,7 +110,7 @@ heads() {
 	# The result waits, as refs; make tree will not write over it.
 	git -C "$KTREE" rev-parse -q --verify refs/make-tree/restacked/heads/c >/dev/null
 	run -1 stage tree
-	[[ $output == *"make restack carried the topics over, and its make export did not finish: run make export (or make restack ABORT=1)"* ]]
+	[[ $output == *"make restack (or trailers, repin) left the branches it made for make export, which did not finish: run make export (or drop them: make restack ABORT=1)"* ]]
 	rm "$P/series/c/0009-stray.patch"
 	run -0 stage export
 	[[ $output != *"does not apply"* ]]
@@ -131,7 +131,7 @@ heads() {
 	commit_on d fs/xattr.c 13 'int d_two;'
 	heads >"$BATS_TEST_TMPDIR/before"
 	run -1 stage export
-	[[ $output == *"branch 'd' moved since make restack carried the topics over (it was "*"): make restack ABORT=1, then make restack again; nothing moved"* ]]
+	[[ $output == *"branch 'd' moved since make restack (or trailers, repin) made the branches for this export (it was "*"): drop them with make restack ABORT=1 and run that again; nothing moved"* ]]
 	heads | diff -u "$BATS_TEST_TMPDIR/before" -
 	ABORT=1 run -0 stage restack
 	run -0 stage export
