@@ -593,6 +593,27 @@ msgid() {
 	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
 }
 
+@test "make trailers: a list's DMARC From (\"Name via List\") is its author's, from X-Original-From or Reply-To" {
+	v=$P/mail/a/v1
+	{
+		FROM='Alice Lee via LSM <lsm@lists.example.org>' reply "$(msgid "$v/0001-fs-int-a_one.patch")" \
+			"[PATCH 1/2]" 'Reviewed-by: Alice Lee <alice@example.org>' |
+			sed '2a Reply-To: Alice Lee <alice@example.org>'
+		FROM='Bo Ng via LSM <lsm@lists.example.org>' reply "$(msgid "$v/0002-fs-int-a_two.patch")" \
+			"[PATCH 2/2]" 'Acked-by: Bo Ng <bo@example.org>' |
+			sed '2a X-Original-From: Bo Ng <bo@example.org>'
+		# No "via": Reply-To says nothing about who wrote it.
+		FROM='Mal Lory <mal@example.org>' reply "$(msgid "$v/0002-fs-int-a_two.patch")" \
+			"[PATCH 2/2]" 'Tested-by: Carol Ex <carol@example.org>' |
+			sed '2a Reply-To: Carol Ex <carol@example.org>'
+	} >"$BATS_TEST_TMPDIR/replies.mbox"
+	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
+	[[ $output == *"from Mal Lory <mal@example.org>: 'Tested-by: Carol Ex <carol@example.org>' is not the sender's"* ]]
+	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Alice Lee <alice@example.org>'
+	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Acked-by: Bo Ng <bo@example.org>'
+	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q Carol || false
+}
+
 @test "make trailers: a topic with a merge is refused, not flattened" {
 	git -C "$KTREE" checkout -q -b side refs/starts/a
 	commit_on side security/security.c 30 'int side;'

@@ -15,8 +15,9 @@ A reply to a patch of an older version counts for the current version's
 patch with the same patch-id (unchanged since); a reply to an older cover
 letter does not count.
 
-As b4 does, a trailer counts only when it names the reply's sender,
-unless its address is one of VOUCH (the environment variable: addresses,
+As b4 does, a trailer counts only when it names the reply's sender (the
+author a list names in X-Original-From or Reply-To when it rewrote From:
+as "Name via List"), unless its address is one of VOUCH (the environment variable: addresses,
 separated by spaces or commas), whose trailers the user takes from
 whoever sends them.  Only lines that start with the tag count: not quoted
 ones, not indented ones (examples), nothing after the "-- " signature.
@@ -146,6 +147,21 @@ def address(value):
     return email.utils.parseaddr(value)[1].lower()
 
 
+def sender_of(msg):
+    """The reply's sender as "Name <address>".  A list that rewrites From:
+    against DMARC ("Name via List <list@host>") keeps the author in
+    X-Original-From or Reply-To: that is the sender then, as b4 takes it."""
+    who = str(msg.get("From", "?")).strip()
+    name, _ = email.utils.parseaddr(who)
+    if " via " not in name:
+        return who
+    for header in ("X-Original-From", "Reply-To"):
+        found = email.utils.getaddresses([str(v) for v in msg.get_all(header, [])])
+        if len(found) == 1 and found[0][1]:
+            return email.utils.formataddr(found[0])
+    return who
+
+
 def quoted_diff(body):
     """The diff a reply quotes, unquoted, or None."""
     lines = [re.sub(r"^> ?", "", l) for l in body.splitlines()
@@ -182,7 +198,7 @@ def main(topic_dir, version, box):
             note("a message of %s has no headers (not a mail?): skipped" % box)
             continue
         mid = str(msg.get("Message-ID", "?")).strip()
-        who = str(msg.get("From", "?")).strip()
+        who = sender_of(msg)
         refs = MSGID_RE.findall(str(msg.get("In-Reply-To", "")))
         refs += reversed(MSGID_RE.findall(str(msg.get("References", ""))))
         target = next((ids[r] for r in refs if r in ids), None)
