@@ -227,6 +227,25 @@ three_topics() {
 	grep -q 'apt-get .*update$' "$FAKE/log"
 }
 
+@test "a pinned version gone from the archive: the copy kept in the cache makes the tree; a damaged one is not used" {
+	fixture three_topics
+	refs >"$BATS_TEST_TMPDIR/first"
+	kept=$CACHE_DIR/tarballs/$(git config -f "$P/series/base" package.sha256).tar
+	cmp "$kept" "$TARBALL"
+	# An upgrade installed 1.1-1, and the archive has dropped 1.0-1.
+	cp "$FAKE/pool/1.1-1.tar.xz" "$TARBALL"
+	export FAKE_APT_VERSIONS="1.1-1 1.2-1"
+	KTREE=$BATS_TEST_TMPDIR/fresh run -0 stage tree
+	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	# A damaged copy is removed, and the error says where a good one goes.
+	truncate -s 1000 "$kept"
+	rm "$TARBALL"
+	KTREE=$BATS_TEST_TMPDIR/fresh2 run -1 stage tree
+	[[ $output == *"$kept was damaged (not sha256 "*"): removed"* ]]
+	[[ $output == *"linux-source-6.1 1.0-1 is not offered by apt (offered: 1.1-1 1.2-1); re-pin with: make repin VERSION=<version>, or put a copy of the tarball (sha256 "*") at $kept"* ]]
+	[ ! -e "$kept" ] && [ ! -e "$BATS_TEST_TMPDIR/fresh2" ]
+}
+
 @test "repin moves the pin when every patch applies, with a table" {
 	fixture three_topics
 	run -0 stage repin 1.1-1

@@ -21,7 +21,8 @@ apt_versions() {
 	apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }'
 }
 
-# install_source PKG VERSION: install one version of the source package.
+# install_source PKG VERSION [ADVICE]: install one version of the source
+# package; ADVICE is added to the error when apt does not offer it.
 install_source() {
 	local pkg=$1 ver=$2 offered
 	offered=$(apt_versions "$pkg")
@@ -31,23 +32,47 @@ install_source() {
 	fi
 	if ! grep -qxF "$ver" <<<"$offered"; then
 		offered=$(paste -sd' ' <<<"$offered")
-		die "$pkg $ver is not offered by apt (offered: ${offered:-none}); re-pin with: make repin VERSION=<version>"
+		die "$pkg $ver is not offered by apt (offered: ${offered:-none}); re-pin with: make repin VERSION=<version>${3:+$3}"
 	fi
 	printf '  installing %s=%s\n' "$pkg" "$ver" >&2
 	# The pin may be older than what an upgrade installed since.
 	apt_install --allow-downgrades "$pkg=$ver" || die "apt-get install $pkg=$ver failed"
 }
 
-# ensure_tarball: the pinned tarball is present (installed when missing)
-# and has the pinned sha256.
+# kept_tarball: where a tarball with the pinned sha256 is kept once seen,
+# in the user's cache: neither an upgrade of the package nor the archive
+# dropping the pinned version then stops a tree made afresh here.
+kept_tarball() {
+	echo "$CACHE_DIR/tarballs/$(pin package.sha256).tar"
+}
+
+# ensure_tarball: PIN_TARBALL, a file with the pinned sha256: the copy kept
+# in the cache, else the package's tarball (installed when missing), which
+# is then kept.  A kept copy with another sha256 is removed, never used.
+PIN_TARBALL=
 ensure_tarball() {
-	local tarball sum
+	local tarball kept sum want
+	want=$(pin package.sha256)
+	kept=$(kept_tarball)
+	if [ -f "$kept" ]; then
+		if [ "$(sha256sum "$kept" | cut -d' ' -f1)" = "$want" ]; then
+			PIN_TARBALL=$kept
+			return
+		fi
+		rm -f "$kept"
+		warn "$kept was damaged (not sha256 $want): removed"
+	fi
 	tarball=$(pin package.tarball)
-	[ -f "$tarball" ] || install_source "$(pin package.name)" "$(pin package.version)"
+	[ -f "$tarball" ] || install_source "$(pin package.name)" "$(pin package.version)" \
+		", or put a copy of the tarball (sha256 $want) at $kept"
 	[ -f "$tarball" ] || die "$tarball is missing after installing $(pin package.name): check package.tarball in series/base"
 	sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-	[ "$sum" = "$(pin package.sha256)" ] ||
-		die "$tarball: sha256 is $sum, series/base pins $(pin package.sha256)"
+	[ "$sum" = "$want" ] ||
+		die "$tarball: sha256 is $sum, series/base pins $want (a copy of the pinned one at $kept is used instead)"
+	mkdir -p "${kept%/*}"
+	cp "$tarball" "$kept.$$"
+	mv "$kept.$$" "$kept"
+	PIN_TARBALL=$kept
 }
 
 # pinned_sha_of_base COMMIT: the tarball sha256 the base commit records.
@@ -111,7 +136,7 @@ import_base() {
 	fi
 	ensure_tarball
 	record_pin
-	tarball=$(pin package.tarball)
+	tarball=$PIN_TARBALL
 	if [ "$WORK" = "$KTREE" ]; then
 		dir=$KTREE
 	else
