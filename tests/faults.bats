@@ -569,6 +569,21 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	at_lock
 }
 
+@test "a change the patches cannot carry (a carriage return) stops export; the check is byte for byte" {
+	fixture locked
+	git -C "$KTREE" checkout -q c
+	sed -i '38s/.*/int c_two;\r/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a -m "fs: int c_two;" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	git -C "$KTREE" checkout -q for-next
+	refs >"$BATS_TEST_TMPDIR/refs-before"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"topic 'c': the patches exported from its branch do not make the branch's changes again"*"series/ is unchanged"* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/refs-before" -
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
+}
+
 @test "a repin killed before its export wrote series/ moved nothing; make export finishes it" {
 	fixture locked
 	refs >"$BATS_TEST_TMPDIR/refs-before"
