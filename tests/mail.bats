@@ -606,9 +606,14 @@ msgid() {
 		FROM='Mal Lory <mal@example.org>' reply "$(msgid "$v/0002-fs-int-a_two.patch")" \
 			"[PATCH 2/2]" 'Tested-by: Carol Ex <carol@example.org>' |
 			sed '2a Reply-To: Carol Ex <carol@example.org>'
+		# "via" from an address that is no list the posting went to: forged.
+		FROM='Mal via LSM <mal@evil.example.org>' reply "$(msgid "$v/0002-fs-int-a_two.patch")" \
+			"[PATCH 2/2]" 'Reviewed-by: Carol Ex <carol@example.org>' |
+			sed '2a Reply-To: Carol Ex <carol@example.org>'
 	} >"$BATS_TEST_TMPDIR/replies.mbox"
 	TOPIC=a MBOX=$BATS_TEST_TMPDIR/replies.mbox run -0 stage trailers
 	[[ $output == *"from Mal Lory <mal@example.org>: 'Tested-by: Carol Ex <carol@example.org>' is not the sender's"* ]]
+	[[ $output == *"from Mal via LSM <mal@evil.example.org>: 'Reviewed-by: Carol Ex <carol@example.org>' is not the sender's"* ]]
 	git -C "$KTREE" log -1 --format=%B a~1 | grep -qx 'Reviewed-by: Alice Lee <alice@example.org>'
 	git -C "$KTREE" log -1 --format=%B a | grep -qx 'Acked-by: Bo Ng <bo@example.org>'
 	! git -C "$KTREE" log --format=%B refs/starts/a..a | grep -q Carol || false

@@ -134,8 +134,47 @@ heads() {
 	[[ $output == *"branch 'd' moved since make restack (or trailers, repin) made the branches for this export (it was "*"): drop them with make restack ABORT=1 and run that again; nothing moved"* ]]
 	heads | diff -u "$BATS_TEST_TMPDIR/before" -
 	ABORT=1 run -0 stage restack
+	# What it had made is kept, to pick from.
+	[[ $output == *"the heads it had made are kept under refs/backup/"*"/restacked/"* ]]
+	git -C "$KTREE" for-each-ref --format='%(refname)' refs/backup/ | grep -q '/restacked/c$'
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
 	run -0 stage export
 	[ "$(patches_of d)" = "fs: int d_one;"$'\n'"fs: int d_two;" ]
+}
+
+@test "a commit made on the detached HEAD a restack left is named, not left behind" {
+	amend_a 30 'int a_thirty;'
+	run -1 stage export
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	GIT_EDITOR=true git -C "$KTREE" am --continue >/dev/null
+	echo stray >"$P/series/c/0009-stray.patch"
+	run -1 stage restack
+	rm "$P/series/c/0009-stray.patch"
+	# The user goes on where HEAD is.
+	sed -i '33s/.*/int c_more;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a -m "fs: int c_more;"
+	heads >"$BATS_TEST_TMPDIR/before"
+	run -1 stage export
+	[[ $output == *"HEAD (detached where make restack left it) has commits on no branch, which this export would leave behind: "*"'fs: int c_more;'; keep them with git -C $KTREE branch <name> HEAD"*"nothing moved"* ]]
+	heads | diff -u "$BATS_TEST_TMPDIR/before" -
+	git -C "$KTREE" branch keep HEAD
+	run stage export
+	echo "$output"
+	[ "$status" = 0 ]
+	git -C "$KTREE" log -1 --format=%s keep | grep -qx 'fs: int c_more;'
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
+}
+
+@test "a topic with no commits moved along by hand changes only its start: restack and export end" {
+	topic n d
+	run -0 stage lock
+	commit_on d fs/xattr.c 13 'int d_two;'
+	git -C "$KTREE" branch -f n d
+	run -0 timeout 60 "$TOP/scripts/export"
+	[ "$(git -C "$KTREE" rev-parse refs/starts/n)" = "$(git -C "$KTREE" rev-parse d)" ]
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
+	run -0 stage tree
 }
 
 @test "ABORT=1 puts every head back exactly and the checkout where it was" {

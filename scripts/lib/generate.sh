@@ -77,7 +77,7 @@ outside_conflicts() {
 	local a=$1 b=$2 f bad
 	shift 2
 	for f in "$@"; do
-		bad=$(kgit diff -U0 --no-color "$a" "$b" -- "$f" | awk -v marks="$(
+		bad=$(kgit diff -U0 --no-color --text --no-textconv --no-ext-diff "$a" "$b" -- "$f" | awk -v marks="$(
 			kgit cat-file blob "$a:$f" 2>/dev/null |
 				awk '/^<<<<<<<( |$)/ { s = NR } /^>>>>>>>( |$)/ && s { printf "%d-%d ", s, NR; s = 0 }'
 		)" '
@@ -146,8 +146,7 @@ merge_for_next() {
 		with=$(conflicting_topics "$head" $(merged_before "$t") | paste -sd' ')
 		# make export recorded this very conflict's resolution in a run
 		# that then stopped on another merge: it holds until one ends.
-		if [ -n "${KEPT_MERGES:-}" ] && [ -f "$KEPT_MERGES/$t.$MERGED" ] &&
-		   ! cmp -s "$KEPT_MERGES/$t.$MERGED" "$res"; then
+		if [ -n "${KEPT_MERGES:-}" ] && [ -f "$KEPT_MERGES/$t.$MERGED" ] && [ ! -f "$res" ]; then
 			mkdir -p "$SERIES/merges"
 			cp "$KEPT_MERGES/$t.$MERGED" "$res"
 			printf '  for-next: recorded the resolution of %s as series/merges/%s.resolution (made before the last make export stopped)\n' "$t" "$t" >&2

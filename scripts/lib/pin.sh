@@ -68,11 +68,15 @@ ensure_tarball() {
 	[ -f "$tarball" ] || die "$tarball is missing after installing $(pin package.name): check package.tarball in series/base"
 	sum=$(sha256sum "$tarball" | cut -d' ' -f1)
 	[ "$sum" = "$want" ] ||
-		die "$tarball: sha256 is $sum, series/base pins $want (a copy of the pinned one at $kept is used instead)"
-	mkdir -p "${kept%/*}"
-	cp "$tarball" "$kept.$$"
-	mv "$kept.$$" "$kept"
-	PIN_TARBALL=$kept
+		die "$tarball: sha256 is $sum, series/base pins $want (a copy of the pinned one at $kept would be used instead)"
+	if mkdir -p "${kept%/*}" 2>/dev/null && cp "$tarball" "$kept.$$" 2>/dev/null &&
+	   mv "$kept.$$" "$kept"; then
+		PIN_TARBALL=$kept
+		return
+	fi
+	rm -f "$kept.$$"
+	warn "cannot keep a copy of $tarball in ${kept%/*} (full?): used from where it is"
+	PIN_TARBALL=$tarball
 }
 
 # pinned_sha_of_base COMMIT: the tarball sha256 the base commit records.

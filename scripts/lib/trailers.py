@@ -17,7 +17,7 @@ letter does not count.
 
 As b4 does, a trailer counts only when it names the reply's sender (the
 author a list names in X-Original-From or Reply-To when it rewrote From:
-as "Name via List"), unless its address is one of VOUCH (the environment variable: addresses,
+as "Name via List", a list the posting went to), unless its address is one of VOUCH (the environment variable: addresses,
 separated by spaces or commas), whose trailers the user takes from
 whoever sends them.  Only lines that start with the tag count: not quoted
 ones, not indented ones (examples), nothing after the "-- " signature.
@@ -55,9 +55,9 @@ def note(msg):
 
 
 def posted(topic_dir):
-    """{Message-ID: (version, file)} of every posted mail, and the files of
-    each version, cover letter first."""
-    ids, files = {}, {}
+    """{Message-ID: (version, file)} of every posted mail, the files of each
+    version, cover letter first, and the addresses they went to (To, Cc)."""
+    ids, files, sent_to = {}, {}, set()
     parser = email.parser.BytesHeaderParser(policy=email.policy.compat32)
     for v in sorted(os.listdir(topic_dir)):
         m = re.fullmatch(r"v([1-9][0-9]*)", v)
@@ -68,10 +68,13 @@ def posted(topic_dir):
         files[int(m.group(1))] = names
         for f in names:
             with open(os.path.join(topic_dir, v, f), "rb") as fp:
-                mid = parser.parse(fp).get("Message-ID", "").strip()
+                head = parser.parse(fp)
+            mid = head.get("Message-ID", "").strip()
             if mid:
                 ids[mid] = (int(m.group(1)), f)
-    return ids, files
+            sent_to.update(a.lower() for _, a in email.utils.getaddresses(
+                head.get_all("To", []) + head.get_all("Cc", [])) if a)
+    return ids, files, sent_to
 
 
 def patch_id(text):
@@ -147,13 +150,15 @@ def address(value):
     return email.utils.parseaddr(value)[1].lower()
 
 
-def sender_of(msg):
+def sender_of(msg, lists):
     """The reply's sender as "Name <address>".  A list that rewrites From:
     against DMARC ("Name via List <list@host>") keeps the author in
-    X-Original-From or Reply-To: that is the sender then, as b4 takes it."""
+    X-Original-From or Reply-To: that is the sender then, as b4 takes it,
+    but only when the From address is one of LISTS, those the posting went
+    to (anybody can write " via " in a name)."""
     who = str(msg.get("From", "?")).strip()
-    name, _ = email.utils.parseaddr(who)
-    if " via " not in name:
+    name, addr = email.utils.parseaddr(who)
+    if " via " not in name or addr.lower() not in lists:
         return who
     for header in ("X-Original-From", "Reply-To"):
         found = email.utils.getaddresses([str(v) for v in msg.get_all(header, [])])
@@ -174,7 +179,7 @@ def quoted_diff(body):
 
 def main(topic_dir, version, box):
     version = int(version)
-    ids, files = posted(topic_dir)
+    ids, files, sent_to = posted(topic_dir)
     if version not in files:
         sys.exit("trailers: %s/v%d does not exist: run make mail first"
                  % (topic_dir, version))
@@ -198,7 +203,7 @@ def main(topic_dir, version, box):
             note("a message of %s has no headers (not a mail?): skipped" % box)
             continue
         mid = str(msg.get("Message-ID", "?")).strip()
-        who = sender_of(msg)
+        who = sender_of(msg, sent_to)
         refs = MSGID_RE.findall(str(msg.get("In-Reply-To", "")))
         refs += reversed(MSGID_RE.findall(str(msg.get("References", ""))))
         target = next((ids[r] for r in refs if r in ids), None)
