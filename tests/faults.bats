@@ -734,6 +734,31 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	grep -qx 0002-fs-int-c_two.patch "$P/series/c/series"
 }
 
+@test "a restack killed after it took the user's resolution in goes on from it" {
+	fixture locked
+	git -C "$KTREE" checkout -q a
+	sed -i '30s/.*/int a_thirty;/' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" commit -q -a --amend --no-edit
+	git -C "$KTREE" checkout -q for-next
+	run -1 stage export
+	[[ $output == *"topic 'c': "*"does not apply on its new start"* ]]
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	GIT_EDITOR=true git -C "$KTREE" am --continue >/dev/null
+	interrupt KILL "update-ref --stdin" restack
+	# Not thrown away: export and tree say a restack is under way.
+	run -1 stage export
+	[[ $output == *"a make restack is under way"* ]]
+	run -1 stage tree
+	[[ $output == *"a make restack is under way"* ]]
+	run -0 stage restack
+	[[ $output != *"does not apply"* ]]
+	grep -q '^+int c_one;' "$P"/series/c/0001-*.patch
+	grep -q '^+int a_thirty;' "$P"/series/a/0001-*.patch
+	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = for-next ]
+	at_lock
+}
+
 @test "a restack killed at the end leaves the user on their branch" {
 	fixture locked
 	git -C "$KTREE" checkout -q c

@@ -36,9 +36,10 @@ need_topic_branches() {
 	done
 }
 
-# restack_pending: a make restack stopped on a conflict the user resolves.
+# restack_pending: a make restack stopped on a conflict the user resolves,
+# or was interrupted after taking a resolution in.
 restack_pending() {
-	grep -q '^current ' "$SCRATCH/restack" 2>/dev/null
+	grep -q '^\(current\|resolved\) ' "$SCRATCH/restack" 2>/dev/null
 }
 
 # busy: an am, rebase, merge, cherry-pick, revert or bisect is under way in
