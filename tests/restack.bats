@@ -166,6 +166,17 @@ heads() {
 	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = a ]
 }
 
+@test "a restack begun on a detached HEAD of the user's own leaves it there" {
+	amend_a 28 'int a_context;'
+	git -C "$KTREE" checkout -q --detach refs/starts/d
+	git -C "$KTREE" commit -q --allow-empty -m "scratch: mine"
+	mine=$(git -C "$KTREE" rev-parse HEAD)
+	run -0 stage export
+	[[ $output == *"d: 1 commits restacked"* ]]
+	[ "$(git -C "$KTREE" rev-parse HEAD)" = "$mine" ]
+	! git -C "$KTREE" symbolic-ref -q HEAD || false
+}
+
 @test "a topic with no commits moved along by hand changes only its start: restack and export end" {
 	topic n d
 	run -0 stage lock
