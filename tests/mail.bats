@@ -774,6 +774,16 @@ resolve_as_told() {
 	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int a_one;'
 	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
 	[ "$(git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+	# It was made for fs/xattr.c: a new modify/delete elsewhere is not
+	# taken as resolved.
+	git -C "$KTREE" checkout -q e
+	git -C "$KTREE" rm -q security/security.c
+	git -C "$KTREE" commit -q -m "security: drop security.c" -m "Because the test says so." \
+		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+	cp -a "$P/series" "$BATS_TEST_TMPDIR/series-before"
+	run -1 stage export
+	[[ $output == *"series/merges/e.resolution was made for a conflict in fs/xattr.c, and the merge of 'e' with "*" now conflicts in fs/xattr.c security/security.c: move the file away and run make export"* ]]
+	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
 }
 
 @test "a resolution that changes a line outside the conflict is refused, nothing recorded" {

@@ -134,7 +134,7 @@ merged_before() {
 # resolved ones), is applied to the conflicted tree.
 merge_for_next() {
 	local cur=$1 t=$2 head=${HEAD_OF[$2]} msg="Merge topic '$2' into for-next"
-	local tree res=$SERIES/merges/$2.resolution ri=$SCRATCH/index.resolve with bad
+	local tree res=$SERIES/merges/$2.resolution ri=$SCRATCH/index.resolve with bad was
 	if kgit merge-base --is-ancestor "$head" "$cur"; then
 		echo "$cur"
 		return
@@ -160,6 +160,12 @@ merge_for_next() {
 			die "then git -C $KTREE add -f <files> && git -C $KTREE commit --no-edit && make export (records it as series/merges/$t.resolution)"
 		fi
 		echo "$t" >>"$SCRATCH/resolutions.used"
+		# It resolves the conflict it was made for, in those files: not
+		# one in another file since (a modify/delete has no marker to
+		# show it), whatever its diff.
+		was=$(sed -n '1s/^# for-next: the merge of topic .* in: //p' "$res")
+		[ -z "$was" ] || [ "$was" = "${CONFLICTED[*]}" ] ||
+			die "for-next: series/merges/$t.resolution was made for a conflict in $was, and the merge of '$t' with ${with:-the topics before it} now conflicts in ${CONFLICTED[*]}: move the file away and run make export, which says how to resolve the merge again; nothing moved"
 		# Keeping git's result as it is (a modify/delete kept) is a
 		# resolution with no diff.
 		if grep -q '^diff --git ' "$res"; then
