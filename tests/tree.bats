@@ -256,6 +256,44 @@ three_topics() {
 	run -0 stage tree
 }
 
+@test "repin when the new base changes a for-next resolution's context: export asks for it again, then finishes" {
+	fixture three_topics
+	topic e
+	run -0 stage lock
+	# e and a change line 17; the resolution's context holds line 20,
+	# which 1.1-1 changes (the patches still apply, 3-way).
+	commit_on a fs/xattr.c 17 'int a_17;'
+	commit_on e fs/xattr.c 17 'int e_17;'
+	run -1 stage export
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	run -0 stage export
+	grep -q '^ int xattr_variant = 1;' "$P/series/merges/e.resolution"
+	refs >"$BATS_TEST_TMPDIR/before"
+	run -1 stage repin 1.1-1
+	[[ $output == *"series/merges/e.resolution no longer resolves the merge of 'e'"*"move the file away and run make export"* ]]
+	refs | diff -u "$BATS_TEST_TMPDIR/before" -
+	[ "$(git config -f "$P/series/base" package.version)" = 1.0-1 ]
+	# As it says.
+	mv "$P/series/merges/e.resolution" "$BATS_TEST_TMPDIR/"
+	run -1 stage export
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
+	git -C "$KTREE" add -f fs/xattr.c
+	git -C "$KTREE" commit -q --no-edit
+	run -0 stage export
+	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
+	grep -q '^ int xattr_variant = 2;' "$P/series/merges/e.resolution"
+	git -C "$KTREE" show for-next:fs/xattr.c | grep -qx 'int e_17;'
+	[ -z "$(git -C "$KTREE" for-each-ref refs/make-tree)" ]
+	KTREE=$BATS_TEST_TMPDIR/again run -0 stage tree
+	[ "$(git -C "$BATS_TEST_TMPDIR/again" rev-parse for-next)" = "$(git -C "$KTREE" rev-parse for-next)" ]
+}
+
 @test "repin leaves series/ alone when a patch conflicts" {
 	fixture three_topics
 	commit_on a fs/xattr.c 20 'int a_conflict;'

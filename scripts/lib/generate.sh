@@ -349,11 +349,15 @@ generate() {
 		[ "$V" != 1 ] ||
 			info "$t: $(kgit rev-list --count "${START_OF[$t]}..${HEAD_OF[$t]}") patches, head ${HEAD_OF[$t]}"
 	done
-	cur=${HEAD_OF[base]}
-	for t in "${ORDER[@]}"; do
-		cur=$(merge_for_next "$cur" "$t")
-	done
-	HEAD_OF[for-next]=$cur
+	# make repin (TOPICS_ONLY=1) asks for the topics only: for-next, and a
+	# resolution a new base needs made again, are its export's to do.
+	if [ "${TOPICS_ONLY:-0}" != 1 ]; then
+		cur=${HEAD_OF[base]}
+		for t in "${ORDER[@]}"; do
+			cur=$(merge_for_next "$cur" "$t")
+		done
+		HEAD_OF[for-next]=$cur
+	fi
 	[ "$WORK" = "$KTREE" ] || rm -f "$SCRATCH/busy"
 }
 
