@@ -160,3 +160,21 @@ refs() {
 	git -C "$KTREE" for-each-ref --format='%(objectname) %(refname)' \
 		refs/heads refs/starts
 }
+
+# merge_as_told: make the for-next merge a conflict message of make export
+# (or make tree) says to make, in $KTREE, from $output.
+merge_as_told() {
+	local cmd
+	# shellcheck disable=SC2154 # bats' run sets it
+	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
+	eval "$cmd" >/dev/null 2>&1 || true
+}
+
+# resolve_as_told FILE: merge_as_told, then resolve FILE by keeping both
+# sides and commit the merge.
+resolve_as_told() {
+	merge_as_told
+	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/$1"
+	git -C "$KTREE" add -f "$1"
+	git -C "$KTREE" commit -q --no-edit
+}

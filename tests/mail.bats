@@ -652,8 +652,7 @@ msgid() {
 	[[ $output == *"for-next: merging topic 'e' conflicts with a in fs/xattr.c; nothing moved"* ]]
 	diff -r "$BATS_TEST_TMPDIR/series-before" "$P/series"
 	# Do as it says.
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
+	merge_as_told
 	grep -q '^<<<<<<<' "$KTREE/fs/xattr.c"
 	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
 	git -C "$KTREE" add -f fs/xattr.c
@@ -692,8 +691,7 @@ msgid() {
 @test "no conflict marker reaches for-next: one left in a resolution, or a new conflict it was not made for" {
 	commit_on e fs/xattr.c 5 'int e_one;'
 	run -1 stage export
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
+	merge_as_told
 	# git add straight after the merge: the markers are still there.
 	git -C "$KTREE" add -f fs/xattr.c
 	git -C "$KTREE" commit -q --no-edit
@@ -718,17 +716,6 @@ msgid() {
 	# (a's dependents were restacked first: that is the user's change.)
 	git -C "$KTREE" for-each-ref refs/series refs/heads/for-next | diff -u "$BATS_TEST_TMPDIR/refs-before" -
 	! git -C "$KTREE" show for-next:fs/xattr.c | grep -q '^<<<<<<<' || false
-}
-
-# resolve_as_told FILE: do what make export's conflict message said, and
-# resolve FILE by keeping both sides.
-resolve_as_told() {
-	local cmd
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
-	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/$1"
-	git -C "$KTREE" add -f "$1"
-	git -C "$KTREE" commit -q --no-edit
 }
 
 @test "two merges to resolve: the first resolution is kept while the second is made" {
@@ -763,8 +750,7 @@ resolve_as_told() {
 		-m "Signed-off-by: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
 	run -1 stage export
 	[[ $output == *"merging topic 'e' conflicts with a c in fs/xattr.c"* ]]
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
+	merge_as_told
 	# Keep a's version, as git left it.
 	git -C "$KTREE" add -f fs/xattr.c
 	git -C "$KTREE" commit -q --no-edit
@@ -789,8 +775,7 @@ resolve_as_told() {
 @test "a resolution that changes a line outside the conflict is refused, nothing recorded" {
 	commit_on e fs/xattr.c 5 'int e_one;'
 	run -1 stage export
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
+	merge_as_told
 	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d; 30s/.*/int in_no_topic;/' "$KTREE/fs/xattr.c"
 	git -C "$KTREE" add -f fs/xattr.c
 	git -C "$KTREE" commit -q --no-edit

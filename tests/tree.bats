@@ -265,11 +265,7 @@ three_topics() {
 	commit_on a fs/xattr.c 17 'int a_17;'
 	commit_on e fs/xattr.c 17 'int e_17;'
 	run -1 stage export
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
-	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
-	git -C "$KTREE" add -f fs/xattr.c
-	git -C "$KTREE" commit -q --no-edit
+	resolve_as_told fs/xattr.c
 	run -0 stage export
 	grep -q '^ int xattr_variant = 1;' "$P/series/merges/e.resolution"
 	refs >"$BATS_TEST_TMPDIR/before"
@@ -280,11 +276,7 @@ three_topics() {
 	# As it says.
 	mv "$P/series/merges/e.resolution" "$BATS_TEST_TMPDIR/"
 	run -1 stage export
-	cmd=$(sed -n "s/.*resolve it once: //p" <<<"$output")
-	eval "$cmd" >/dev/null 2>&1 || true
-	sed -i '/^<<<<<<<\|^=======\|^>>>>>>>/d' "$KTREE/fs/xattr.c"
-	git -C "$KTREE" add -f fs/xattr.c
-	git -C "$KTREE" commit -q --no-edit
+	resolve_as_told fs/xattr.c
 	run -0 stage export
 	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
 	grep -q '^ int xattr_variant = 2;' "$P/series/merges/e.resolution"
