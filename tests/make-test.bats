@@ -24,11 +24,13 @@ make_test() {
 	exec "$@" "$TOP/scripts/test"
 }
 
-@test "the unit tests run beside the e2e files and count with them" {
+@test "the unit tests run beside the e2e files and count with them, each test timed" {
 	run -0 make_test
 	[[ $output == *"# the 1 unit test files run beside the others; TAP in $OUT/test/side.tap"* ]]
 	[ "${lines[-1]}" = "4 passed, 0 failed" ]
 	[ "$(grep -c '^ok ' "$OUT/test/tap.txt")" = 4 ]
+	# Each with its time, the unit tests beside too.
+	[ "$(grep -cE '^ok [0-9]+ .* in [0-9]+ms$' "$OUT/test/tap.txt")" = 4 ]
 }
 
 @test "a unit test that fails beside the e2e files fails the run" {
