@@ -52,6 +52,9 @@ GIT_PINS=(
 	trailer.where=end trailer.ifExists=addIfDifferentNeighbor trailer.ifMissing=add
 	trailer.separators=:
 )
+# Not a pin, a speed-up that changes no result: a checkout of many files
+# (a new worktree, a base) writes them with as many processes as CPUs.
+GIT_PINS+=(checkout.workers=0)
 export GIT_CONFIG_COUNT=${#GIT_PINS[@]}
 for i in "${!GIT_PINS[@]}"; do
 	export "GIT_CONFIG_KEY_$i=${GIT_PINS[i]%%=*}" "GIT_CONFIG_VALUE_$i=${GIT_PINS[i]#*=}"

@@ -142,8 +142,7 @@ import_base() {
 	if commit=$(base_from_cache "$want"); then
 		if [ "$WORK" = "$KTREE" ]; then
 			progress "checking it out"
-			# Files written by as many processes as CPUs.
-			kgit -c checkout.workers=0 read-tree --reset -u "$commit"
+			kgit read-tree --reset -u "$commit"
 			kgit update-ref --no-deref HEAD "$commit"
 		fi
 		echo "$commit"
