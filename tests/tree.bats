@@ -232,52 +232,18 @@ three_topics() {
 	refs >"$BATS_TEST_TMPDIR/first"
 	kept=$CACHE_DIR/tarballs/$(git config -f "$P/series/base" package.sha256).tar
 	cmp "$kept" "$TARBALL"
-	# An upgrade installed 1.1-1, and the archive has dropped 1.0-1; the
-	# imported base is not in the cache.
+	# An upgrade installed 1.1-1, and the archive has dropped 1.0-1.
 	cp "$FAKE/pool/1.1-1.tar.xz" "$TARBALL"
-	rm -rf "$CACHE_DIR/base"
 	export FAKE_APT_VERSIONS="1.1-1 1.2-1"
 	KTREE=$BATS_TEST_TMPDIR/fresh run -0 stage tree
 	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
 	# A damaged copy is removed, and the error says where a good one goes.
 	truncate -s 1000 "$kept"
 	rm "$TARBALL"
-	rm -rf "$CACHE_DIR/base"
 	KTREE=$BATS_TEST_TMPDIR/fresh2 run -1 stage tree
 	[[ $output == *"$kept was damaged (not sha256 "*"): removed"* ]]
 	[[ $output == *"linux-source-6.1 1.0-1 is not offered by apt (offered: 1.1-1 1.2-1); re-pin with: make repin VERSION=<version>, or put a copy of the tarball (sha256 "*") at $kept"* ]]
 	[ ! -e "$kept" ] && [ ! -e "$BATS_TEST_TMPDIR/fresh2" ]
-}
-
-@test "a tree made afresh takes the imported base from the cache; a damaged entry or FRESH=1 imports again" {
-	fixture three_topics
-	refs >"$BATS_TEST_TMPDIR/first"
-	[ "$(find "$CACHE_DIR/base" -name 'pack-*.pack' | wc -l)" = 1 ]
-	# No tarball anywhere, none offered: the cache alone makes the tree.
-	mv "$TARBALL" "$BATS_TEST_TMPDIR/tarball"
-	rm -rf "$CACHE_DIR/tarballs"
-	export FAKE_APT_VERSIONS=1.1-1
-	KTREE=$BATS_TEST_TMPDIR/fresh V=1 run -0 stage tree
-	[[ $output == *"the base from the cache ("* ]]
-	[[ $output != *"extracting"* ]]
-	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
-	[ -z "$(git -C "$BATS_TEST_TMPDIR/fresh" status --porcelain --ignored)" ]
-	git -C "$BATS_TEST_TMPDIR/fresh" diff --quiet base HEAD -- . ':!fs/xattr.c' ':!security/security.c'
-	git -C "$BATS_TEST_TMPDIR/fresh" fsck --no-dangling --connectivity-only
-	# A damaged entry is dropped: the tarball is imported, and kept again.
-	mv "$BATS_TEST_TMPDIR/tarball" "$TARBALL"
-	pack=$(find "$CACHE_DIR/base" -name 'pack-*.pack')
-	size=$(stat -c %s "$pack")
-	truncate -s 100 "$pack"
-	KTREE=$BATS_TEST_TMPDIR/fresh2 V=1 run -0 stage tree
-	[[ $output == *"a damaged cache entry, dropped and computed again"* ]]
-	[[ $output == *"extracting"* ]]
-	KTREE=$BATS_TEST_TMPDIR/fresh2 refs | diff -u "$BATS_TEST_TMPDIR/first" -
-	[ "$(stat -c %s "$(find "$CACHE_DIR/base" -name 'pack-*.pack')")" = "$size" ]
-	# FRESH=1 does not read it.
-	KTREE=$BATS_TEST_TMPDIR/fresh3 FRESH=1 V=1 run -0 stage tree
-	[[ $output == *"extracting"* ]]
-	[[ $output != *"from the cache"* ]]
 }
 
 @test "repin moves the pin when every patch applies, with a table" {

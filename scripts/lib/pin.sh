@@ -127,8 +127,7 @@ record_pin() {
 }
 
 # import_base: make the pinned tarball the base commit; prints its id.
-# Extracts only when the pinned base is neither in $KTREE already nor in
-# the cache (base_from_cache; checked out when $WORK is $KTREE).  On a new
+# Extracts only when the pinned base is not in $KTREE already.  On a new
 # tree it is extracted into $WORK, the new repository's own files; beside an
 # older base, into a scratch folder with an index of its own.
 import_base() {
@@ -137,15 +136,6 @@ import_base() {
 	if [ -n "$want" ] && kgit cat-file -e "$want^{commit}" 2>/dev/null; then
 		verify_pin "$want"
 		echo "$want"
-		return
-	fi
-	if commit=$(base_from_cache "$want"); then
-		if [ "$WORK" = "$KTREE" ]; then
-			progress "checking it out"
-			kgit read-tree --reset -u "$commit"
-			kgit update-ref --no-deref HEAD "$commit"
-		fi
-		echo "$commit"
 		return
 	fi
 	ensure_tarball
@@ -163,10 +153,7 @@ import_base() {
 	tar -xf "$tarball" -C "$dir" --strip-components=1 --no-same-owner
 	progress "importing it as base"
 	# Debian's .gitignore ignores the top level: -f commits every file.
-	# Every blob goes into one pack as it is read (bulk check-in), not
-	# into a file of its own: as fast, and base_to_cache can copy it.
-	"${idx[@]}" git --git-dir="$KTREE/.git" --work-tree="$dir" -c core.bigFileThreshold=1 \
-		add -f -A .
+	"${idx[@]}" git --git-dir="$KTREE/.git" --work-tree="$dir" add -f -A .
 	tree=$("${idx[@]}" git --git-dir="$KTREE/.git" write-tree)
 	commit=$(printf 'Import %s %s\n\nsha256 %s\n' "$(pin package.name)" \
 		"$(pin package.version)" "$(pin package.sha256)" |
@@ -179,60 +166,5 @@ import_base() {
 	fi
 	[ -z "$want" ] || [ "$commit" = "$want" ] ||
 		die "base commit is $commit, series/base expects $want"
-	base_to_cache "$commit"
 	echo "$commit"
-}
-
-# base_key: the cache key of the imported base: the tarball, and what the
-# commit's message and identity are made of.
-base_key() {
-	cache_key "base 1 $(pin package.sha256) $(pin package.name) $(pin package.version) $(pin base.name) $(pin base.email) $(pin base.date)"
-}
-
-# base_from_cache WANT: the objects of the base commit, as an earlier
-# import on this machine packed them, put into $KTREE; prints the commit.
-# Fails, with nothing in $KTREE changed, when the cache has no such entry,
-# a damaged one (dropped), or one of another commit than WANT (when set).
-base_from_cache() {
-	local want=$1 got=$SCRATCH/base.cached commit pack dest
-	mkdir -p "$SCRATCH"
-	cache_get base "$(base_key)" "$got" || return 1
-	commit=$(cat "$got/commit" 2>/dev/null) || commit=
-	pack=$(find "$got" -maxdepth 1 -name 'pack-*.pack' | head -n1)
-	if ! [[ $commit =~ ^[0-9a-f]{40}$ ]] || [ -z "$pack" ] || [ ! -f "${pack%.pack}.idx" ] ||
-		{ [ -n "$want" ] && [ "$commit" != "$want" ]; }; then
-		warn "the cached base is not the one series/base pins: dropped, imported again"
-		cache_drop base "$(base_key)"
-		rm -rf "$got"
-		return 1
-	fi
-	progress "the base from the cache (${commit:0:12})"
-	# The pack before its index: git never sees an index without its pack.
-	dest=$KTREE/.git/objects/pack/${pack##*/}
-	if mv "$pack" "$dest" && mv "${pack%.pack}.idx" "${dest%.pack}.idx" &&
-		kgit cat-file -e "$commit^{commit}" 2>/dev/null; then
-		rm -rf "$got"
-		echo "$commit"
-		return 0
-	fi
-	warn "the cached base could not be taken into $KTREE: imported again"
-	rm -f "${dest%.pack}.idx" "$dest"
-	rm -rf "$got"
-	return 1
-}
-
-# base_to_cache COMMIT: keep the objects of the base commit COMMIT in the
-# cache, one pack, for the next tree made afresh here (another clone's).
-# Packing reuses the blobs as the import stored them: a second or two.
-base_to_cache() {
-	local tmp=$SCRATCH/base.store
-	rm -rf "$tmp"
-	mkdir -p "$tmp"
-	if echo "$1" | kgit pack-objects -q --revs --window=0 --depth=0 "$tmp/pack" >/dev/null &&
-		echo "$1" >"$tmp/commit"; then
-		cache_put base "$(base_key)" "$tmp"
-	else
-		warn "cannot pack the base for the cache (going on without it)"
-	fi
-	rm -rf "$tmp"
 }
