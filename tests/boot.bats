@@ -206,7 +206,8 @@ meet() {
 	local order
 	order=$(printf '%s\n' "${lines[@]}" | sed -n 's/^  \(panic\|warning\): .*/\1/p' | uniq | paste -sd' ')
 	[ "$order" = "panic warning" ] || [ "$order" = "warning panic" ]
-	[[ $output == *"end Kernel panic"* ]] && [[ $output == *"end trace"* ]]
+	[[ $output == *"end Kernel panic"* ]]
+	[[ $output == *"end trace"* ]]
 	# Two hanging guests, then make boot is stopped: no QEMU is left.
 	rm -f "$P/ci/boot/"*
 	mkcase one hang </dev/null
