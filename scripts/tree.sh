@@ -30,6 +30,8 @@
 # were; what the tool had made aside is cleared by the next run.
 
 _lib=$(dirname "${BASH_SOURCE[0]}")/lib
+# shellcheck source=scripts/lib/cache.sh
+. "$_lib/cache.sh"
 # shellcheck source=scripts/lib/pin.sh
 . "$_lib/pin.sh"
 # shellcheck source=scripts/lib/generate.sh

@@ -113,13 +113,20 @@ no_debris() {
 	[ -z "$(find "$(dirname "$KTREE")" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -vx "$keep")" ]
 }
 
-cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
+cold_steps=("tar -xf" "add -f -A" "pack-objects -q --revs" "am -q" "merge-tree" "update-ref --stdin")
 
 @test "cold make tree interrupted at each step leaves no tree, and the next run completes" {
 	fixture locked
 	rm -rf "$KTREE"
 	for sig in INT KILL; do
-		for step in "${cold_steps[@]}" "mv $P/out/.linux.new"; do
+		for step in "${cold_steps[@]}" "mv $P/out/.linux.new" "index-pack --strict" \
+			"read-tree --reset -u"; do
+			# The base imported from the tarball, except at the steps
+			# that take the one kept in the cache.
+			case $step in
+			"index-pack --strict" | "read-tree --reset -u") ;;
+			*) rm -rf "$CACHE_DIR/base" ;;
+			esac
 			interrupt "$sig" "$step" tree
 			[ "$status" -ne 0 ]
 			if [ "$sig" = INT ]; then
@@ -132,6 +139,64 @@ cold_steps=("tar -xf" "add -f -A" "am -q" "merge-tree" "update-ref --stdin")
 	run -0 stage tree
 	at_lock
 	[ "$(git -C "$KTREE" symbolic-ref --short HEAD)" = for-next ]
+}
+
+@test "a cold make tree whose git step fails names it and leaves no tree" {
+	fixture locked
+	# A tree made afresh keeps the base series/base names in the cache.
+	KTREE=$BATS_TEST_TMPDIR/other run -0 stage tree
+	rm -rf "$KTREE"
+	export FAULT_DIR=$BATS_TEST_TMPDIR/fault FAULT_WHEN=fail
+	# The first takes the base from the cache; the others import the
+	# tarball.
+	for step in "read-tree --reset -u:cannot check out base" "tar -xf:cannot extract" \
+		"add -f -A:cannot add the files of" "write-tree:cannot write the tree of" \
+		"commit-tree:cannot commit the tree of"; do
+		rm -rf "$FAULT_DIR"
+		mkdir -p "$FAULT_DIR"
+		FAULT_AT=${step%%:*} PATH=$FAULTS:$PATH run stage tree
+		[ "$status" -eq 1 ] || { echo "${step%%:*}: exit $status: $output"; false; }
+		[ -e "$FAULT_DIR/reached" ]
+		[[ $output == *"${step#*:}"* ]] || { echo "${step%%:*}: $output"; false; }
+		[[ $output != *"does not apply"* ]]
+		no_debris INT
+		rm -rf "$CACHE_DIR/base"
+	done
+	unset FAULT_WHEN
+	run -0 stage tree
+	at_lock
+}
+
+@test "an existing tree takes a new base from the cache; one killed between its pack and index has the pack cleared" {
+	fixture locked
+	KTREE=$BATS_TEST_TMPDIR/old run -0 stage tree
+	# series/ moves to 1.1-1 in another tree, and a tree made afresh keeps
+	# that base in the cache.
+	KTREE=$BATS_TEST_TMPDIR/other run -0 stage tree
+	KTREE=$BATS_TEST_TMPDIR/other run -0 stage repin 1.1-1
+	KTREE=$BATS_TEST_TMPDIR/fresh run -0 stage tree
+	KTREE=$BATS_TEST_TMPDIR/fresh refs >"$BATS_TEST_TMPDIR/want"
+	entry=$(dirname "$(grep -lx "$(git config -f "$P/series/base" base.commit)" "$CACHE_DIR"/base/*/commit)")
+	name=$(find "$entry" -name 'pack-*.pack' -printf '%f\n')
+	[ -n "$name" ]
+	KTREE=$BATS_TEST_TMPDIR/old V=1 run -0 stage tree
+	[[ $output == *"the base from the cache ("* ]]
+	[[ $output != *"extracting"* ]]
+	KTREE=$BATS_TEST_TMPDIR/old refs | diff -u "$BATS_TEST_TMPDIR/want" -
+	git -C "$BATS_TEST_TMPDIR/old" fsck --no-dangling --connectivity-only
+	# Killed with the pack moved in and its index not: a pack git cannot
+	# use.  The next run, which imports the tarball (FRESH=1), removes it.
+	FAULT_WHEN=after interrupt KILL \
+		"$KTREE/.git/make-tree/base.check/objects/pack/$name $KTREE/.git/objects/pack/" tree
+	[ -e "$KTREE/.git/objects/pack/$name" ]
+	[ ! -e "$KTREE/.git/objects/pack/${name%.pack}.idx" ]
+	FRESH=1 V=1 run -0 stage tree
+	[[ $output == *"extracting"* ]]
+	[ ! -e "$KTREE/.git/objects/pack/$name" ]
+	[ "$(git -C "$KTREE" count-objects -v | sed -n 's/^garbage: //p')" = 0 ]
+	refs | grep -vx "[0-9a-f]* refs/heads/wip" | diff -u "$BATS_TEST_TMPDIR/want" -
+	git -C "$KTREE" fsck --no-dangling --connectivity-only
+	[ "$(cat "$KTREE/notes.txt")" = notes ]
 }
 
 @test "a SIGKILLed cold run's leftovers are cleared by the next one" {

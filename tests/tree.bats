@@ -232,18 +232,141 @@ three_topics() {
 	refs >"$BATS_TEST_TMPDIR/first"
 	kept=$CACHE_DIR/tarballs/$(git config -f "$P/series/base" package.sha256).tar
 	cmp "$kept" "$TARBALL"
-	# An upgrade installed 1.1-1, and the archive has dropped 1.0-1.
+	# An upgrade installed 1.1-1, and the archive has dropped 1.0-1; the
+	# imported base is not in the cache.
 	cp "$FAKE/pool/1.1-1.tar.xz" "$TARBALL"
+	rm -rf "$CACHE_DIR/base"
 	export FAKE_APT_VERSIONS="1.1-1 1.2-1"
 	KTREE=$BATS_TEST_TMPDIR/fresh run -0 stage tree
 	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
 	# A damaged copy is removed, and the error says where a good one goes.
 	truncate -s 1000 "$kept"
 	rm "$TARBALL"
+	rm -rf "$CACHE_DIR/base"
 	KTREE=$BATS_TEST_TMPDIR/fresh2 run -1 stage tree
 	[[ $output == *"$kept was damaged (not sha256 "*"): removed"* ]]
 	[[ $output == *"linux-source-6.1 1.0-1 is not offered by apt (offered: 1.1-1 1.2-1); re-pin with: make repin VERSION=<version>, or put a copy of the tarball (sha256 "*") at $kept"* ]]
 	[ ! -e "$kept" ] && [ ! -e "$BATS_TEST_TMPDIR/fresh2" ]
+}
+
+# base_entry: the one pack of the imported base in the cache.
+base_entry() {
+	find "$CACHE_DIR/base" -name 'pack-*.pack'
+}
+
+# remanifest DIR: the cache entry DIR's MANIFEST made anew, as if what it
+# holds had been written that way.
+remanifest() {
+	(cd "$1" && find . -type f ! -name MANIFEST -printf '%P\0' | sort -z |
+		xargs -0 sha256sum -- >MANIFEST)
+}
+
+@test "a tree made afresh takes the imported base from the cache; a damaged entry or FRESH=1 imports again" {
+	fixture three_topics
+	refs >"$BATS_TEST_TMPDIR/first"
+	# The first tree imported a base series/base did not name yet: not
+	# kept.  A tree made afresh now imports the one it names, and keeps it:
+	# one pack and the commit.
+	[ ! -e "$CACHE_DIR/base" ]
+	KTREE=$BATS_TEST_TMPDIR/fresh0 run -0 stage tree
+	[ "$(base_entry | wc -l)" = 1 ]
+	[ "$(find "$(dirname "$(base_entry)")" -type f -printf '%f\n' | sed 's/^pack-.*/pack/' | sort | paste -sd' ')" = "MANIFEST commit pack" ]
+	# No tarball anywhere, none offered: the cache alone makes the tree.
+	mv "$TARBALL" "$BATS_TEST_TMPDIR/tarball"
+	rm -rf "$CACHE_DIR/tarballs"
+	export FAKE_APT_VERSIONS=1.1-1
+	KTREE=$BATS_TEST_TMPDIR/fresh V=1 run -0 stage tree
+	[[ $output == *"the base from the cache ("* ]]
+	[[ $output != *"extracting"* ]]
+	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	[ -z "$(git -C "$BATS_TEST_TMPDIR/fresh" status --porcelain --ignored)" ]
+	git -C "$BATS_TEST_TMPDIR/fresh" diff --quiet base HEAD -- . ':!fs/xattr.c' ':!security/security.c'
+	git -C "$BATS_TEST_TMPDIR/fresh" fsck --no-dangling --connectivity-only
+	[ -z "$(find "$BATS_TEST_TMPDIR/fresh/.git/make-tree" -name 'base.*')" ]
+	# A damaged entry is dropped: the tarball is imported, and kept again.
+	mv "$BATS_TEST_TMPDIR/tarball" "$TARBALL"
+	pack=$(base_entry)
+	size=$(stat -c %s "$pack")
+	truncate -s 100 "$pack"
+	KTREE=$BATS_TEST_TMPDIR/fresh2 V=1 run -0 stage tree
+	[[ $output == *"a damaged cache entry, dropped and computed again"* ]]
+	[[ $output == *"extracting"* ]]
+	KTREE=$BATS_TEST_TMPDIR/fresh2 refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	[ "$(stat -c %s "$(base_entry)")" = "$size" ]
+	# FRESH=1 does not read it.
+	KTREE=$BATS_TEST_TMPDIR/fresh3 FRESH=1 V=1 run -0 stage tree
+	[[ $output == *"extracting"* ]]
+	[[ $output != *"from the cache"* ]]
+}
+
+@test "a cached base that lacks objects, has more files, or names another commit is not taken, even with a sound manifest" {
+	fixture three_topics
+	KTREE=$BATS_TEST_TMPDIR/fresh0 run -0 stage tree
+	refs >"$BATS_TEST_TMPDIR/first"
+	entry=$(dirname "$(base_entry)")
+	base=$(git -C "$KTREE" rev-parse base)
+	# The commit and its trees, without the blobs: what a split pack, or a
+	# blob with other bytes (it has another id), leaves of it.  Objects
+	# the user's environment offers do not stand in for them.
+	rm "$entry"/pack-*
+	git -C "$KTREE" rev-list --objects --filter=blob:none "$base" | cut -d' ' -f1 |
+		git -C "$KTREE" pack-objects -q "$entry/pack" >/dev/null
+	rm "$entry"/pack-*.idx
+	remanifest "$entry"
+	blobs=$BATS_TEST_TMPDIR/blobs.git
+	git init -q --bare "$blobs"
+	git -C "$KTREE" rev-list --objects "$base" | cut -d' ' -f1 |
+		git -C "$KTREE" cat-file --batch-check='%(objectname) %(objecttype)' |
+		sed -n 's/ blob$//p' | git -C "$KTREE" pack-objects -q "$blobs/objects/pack/pack" >/dev/null
+	KTREE=$BATS_TEST_TMPDIR/fresh GIT_ALTERNATE_OBJECT_DIRECTORIES=$blobs/objects V=1 run -0 stage tree
+	[[ $output == *"the cached base of ${base:0:12} is not used (git index-pack: fatal: did not receive expected object "*"): imported again"* ]]
+	[[ $output == *"extracting"* ]]
+	KTREE=$BATS_TEST_TMPDIR/fresh refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	# (git add stored no blob the alternate had: the user's choice.)
+	GIT_ALTERNATE_OBJECT_DIRECTORIES=$blobs/objects git -C "$BATS_TEST_TMPDIR/fresh" fsck \
+		--no-dangling --connectivity-only
+	# Whole, with a second pack beside it (the commit alone).
+	entry=$(dirname "$(base_entry)")
+	echo "$base" | git -C "$KTREE" pack-objects -q "$entry/pack" >/dev/null
+	rm "$entry"/pack-*.idx
+	[ "$(find "$entry" -name 'pack-*.pack' | wc -l)" = 2 ]
+	remanifest "$entry"
+	KTREE=$BATS_TEST_TMPDIR/fresh2 V=1 run -0 stage tree
+	[[ $output == *"the cached base of ${base:0:12} is not used (it is not one pack and its commit)"* ]]
+	KTREE=$BATS_TEST_TMPDIR/fresh2 refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	# Whole, but with an index of its own, which is never read.
+	entry=$(dirname "$(base_entry)")
+	touch "$(base_entry | sed 's/\.pack$/.idx/')"
+	remanifest "$entry"
+	KTREE=$BATS_TEST_TMPDIR/fresh3 V=1 run -0 stage tree
+	[[ $output == *"the cached base of ${base:0:12} is not used (it is not one pack and its commit)"* ]]
+	# Whole, but of another commit than series/base names.
+	entry=$(dirname "$(base_entry)")
+	git -C "$KTREE" rev-parse a >"$entry/commit"
+	remanifest "$entry"
+	KTREE=$BATS_TEST_TMPDIR/fresh4 V=1 run -0 stage tree
+	[[ $output == *"the cached base of ${base:0:12} is not used (it names another commit)"* ]]
+	KTREE=$BATS_TEST_TMPDIR/fresh4 refs | diff -u "$BATS_TEST_TMPDIR/first" -
+	[ "$(base_entry | wc -l)" = 1 ]
+	# A link in place of the pack (to a whole one), left out of the
+	# MANIFEST: the entry is damaged, nothing outside the tree is used.
+	entry=$(dirname "$(base_entry)")
+	pack=$(base_entry)
+	mv "$pack" "$BATS_TEST_TMPDIR/real.pack"
+	ln -s "$BATS_TEST_TMPDIR/real.pack" "$pack"
+	(cd "$entry" && sha256sum commit >MANIFEST)
+	KTREE=$BATS_TEST_TMPDIR/fresh5 V=1 run -0 stage tree
+	[[ $output == *"a damaged cache entry, dropped and computed again"* ]]
+	[ -z "$(find "$BATS_TEST_TMPDIR/fresh5/.git/objects" -type l)" ]
+	# The pack under a name of its own: taken, under its checksum.
+	pack=$(base_entry)
+	mv "$pack" "$(dirname "$pack")/pack-mine.pack"
+	remanifest "$(dirname "$pack")"
+	KTREE=$BATS_TEST_TMPDIR/fresh6 V=1 run -0 stage tree
+	[[ $output == *"the base from the cache (${base:0:12})"* ]]
+	[ -e "$BATS_TEST_TMPDIR/fresh6/.git/objects/pack/${pack##*/}" ]
+	[ ! -e "$BATS_TEST_TMPDIR/fresh6/.git/objects/pack/pack-mine.pack" ]
+	git -C "$BATS_TEST_TMPDIR/fresh6" fsck --no-dangling --connectivity-only
 }
 
 @test "repin moves the pin when every patch applies, with a table" {
@@ -253,6 +376,8 @@ three_topics() {
 	[ "$(git config -f "$P/series/base" package.version)" = 1.1-1 ]
 	[ "$(git config -f "$P/series/base" base.commit)" = "$(git -C "$KTREE" rev-parse base)" ]
 	git -C "$KTREE" show base:fs/xattr.c | grep -q 'xattr_variant = 2'
+	# The new base is not kept: nothing vouched for it when it was made.
+	[ -z "$(base_entry 2>/dev/null)" ]
 	run -0 stage tree
 }
 

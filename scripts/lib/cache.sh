@@ -26,7 +26,16 @@ cache_get() {
 	local dir=$CACHE_DIR/$1/$2 dest=$3 files sums
 	[ "${FRESH:-0}" != 1 ] && [ -f "$dir/MANIFEST" ] || return 1
 	[ ! -e "$dest" ] || rm -rf "$dest"
-	if mkdir -p "$dest" && cp -a "$dir/." "$dest/" 2>/dev/null &&
+	if ! mkdir -p "$dest" || ! cp -a "$dir/." "$dest/" 2>/dev/null; then
+		# A full disk, or the entry renamed away under the copy by
+		# another run: not the entry's fault, so it stays.
+		warn "cannot copy the cache entry $dir (going on without it)"
+		rm -rf "$dest"
+		return 1
+	fi
+	# Nothing but files and folders: a link would take what it points
+	# at, wherever that is, into the result.
+	if [ -z "$(find "$dest" ! -type f ! -type d -print -quit)" ] &&
 		mapfile -t files < <(find "$dest" -type f) &&
 		mapfile -t sums <"$dest/MANIFEST" &&
 		[ ${#files[@]} -eq $((${#sums[@]} + 1)) ] &&

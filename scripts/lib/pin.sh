@@ -127,14 +127,29 @@ record_pin() {
 }
 
 # import_base: make the pinned tarball the base commit; prints its id.
-# Extracts only when the pinned base is not in $KTREE already.  On a new
+# Extracts only when the pinned base is neither in $KTREE already nor in
+# the cache (base_from_cache; checked out when $WORK is $KTREE).  On a new
 # tree it is extracted into $WORK, the new repository's own files; beside an
-# older base, into a scratch folder with an index of its own.
+# older base, into a scratch folder with an index of its own.  It runs in a
+# command substitution, where errexit is off: every step says when it fails.
 import_base() {
 	local want tarball dir tree commit idx=()
+	base_leftovers
 	want=$(git config -f "$SERIES/base" base.commit || true)
 	if [ -n "$want" ] && kgit cat-file -e "$want^{commit}" 2>/dev/null; then
 		verify_pin "$want"
+		echo "$want"
+		return
+	fi
+	if [ -n "$want" ] && base_from_cache "$want"; then
+		verify_pin "$want"
+		if [ "$WORK" = "$KTREE" ]; then
+			progress "checking it out"
+			kgit read-tree --reset -u "$want" ||
+				die "cannot check out base ${want:0:12} in $KTREE"
+			kgit update-ref --no-deref HEAD "$want" ||
+				die "cannot point HEAD of $KTREE at base ${want:0:12}"
+		fi
 		echo "$want"
 		return
 	fi
@@ -148,23 +163,138 @@ import_base() {
 		rm -rf "$dir"
 		idx=(env GIT_INDEX_FILE="$SCRATCH/index.import")
 	fi
-	mkdir -p "$dir"
+	mkdir -p "$dir" || die "cannot create $dir"
 	progress "extracting ${tarball##*/}"
-	tar -xf "$tarball" -C "$dir" --strip-components=1 --no-same-owner
+	tar -xf "$tarball" -C "$dir" --strip-components=1 --no-same-owner ||
+		die "cannot extract $tarball into $dir"
 	progress "importing it as base"
 	# Debian's .gitignore ignores the top level: -f commits every file.
-	"${idx[@]}" git --git-dir="$KTREE/.git" --work-tree="$dir" add -f -A .
-	tree=$("${idx[@]}" git --git-dir="$KTREE/.git" write-tree)
+	# Every blob goes into one pack as it is read (bulk check-in), not
+	# into a file of its own: as fast, and base_to_cache can reuse it.
+	"${idx[@]}" git --git-dir="$KTREE/.git" --work-tree="$dir" -c core.bigFileThreshold=1 \
+		add -f -A . || die "cannot add the files of $tarball to $KTREE"
+	tree=$("${idx[@]}" git --git-dir="$KTREE/.git" write-tree) ||
+		die "cannot write the tree of $tarball in $KTREE"
 	commit=$(printf 'Import %s %s\n\nsha256 %s\n' "$(pin package.name)" \
 		"$(pin package.version)" "$(pin package.sha256)" |
-		kgit commit-tree "$tree")
+		kgit commit-tree "$tree") || die "cannot commit the tree of $tarball in $KTREE"
 	if [ "$dir" = "$KTREE" ]; then
 		# The new repository's files and index are the base: HEAD too.
-		kgit update-ref --no-deref HEAD "$commit"
+		kgit update-ref --no-deref HEAD "$commit" ||
+			die "cannot point HEAD of $KTREE at base ${commit:0:12}"
 	else
 		rm -rf "$dir" "$SCRATCH/index.import"
 	fi
 	[ -z "$want" ] || [ "$commit" = "$want" ] ||
 		die "base commit is $commit, series/base expects $want"
+	# Only a base series/base names is kept: one imported for make repin
+	# is not vouched for by anything yet.
+	[ -z "$want" ] || base_to_cache "$commit"
 	echo "$commit"
+}
+
+# The imported base is kept in the cache as one pack of the base commit's
+# objects, under $CACHE_DIR/base/<key>/ with a file "commit"; a tree made
+# afresh elsewhere on the machine takes it instead of extracting and adding
+# 78,000 files.  It is keyed by the commit series/base names and taken only
+# when git, indexing the pack anew in a repository with nothing else in it,
+# finds every object sound (their ids made from their content) and every
+# object they name in the pack, that commit among them.
+
+# base_key COMMIT: the cache key of the imported base COMMIT.
+base_key() {
+	cache_key "base 3 $1"
+}
+
+# scratch_git DIR ARGS...: git in the repository DIR, blind to the user's
+# configuration, templates and object directories.
+scratch_git() {
+	local dir=$1
+	shift
+	env -u GIT_DIR -u GIT_WORK_TREE -u GIT_INDEX_FILE -u GIT_OBJECT_DIRECTORY \
+		-u GIT_ALTERNATE_OBJECT_DIRECTORIES -u GIT_COMMON_DIR -u GIT_CONFIG_PARAMETERS \
+		GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -C "$dir" "$@"
+}
+
+# base_leftovers: remove what an interrupted run left of the steps below:
+# their scratch folders, and a pack it moved into $KTREE without its index.
+base_leftovers() {
+	local moving
+	if moving=$(cat "$SCRATCH/base.moving" 2>/dev/null) && [[ $moving == pack-*.pack ]] &&
+		[ ! -e "$KTREE/.git/objects/pack/${moving%.pack}.idx" ]; then
+		rm -f "$KTREE/.git/objects/pack/$moving"
+	fi
+	rm -rf "$SCRATCH/base.cached" "$SCRATCH/base.store" "$SCRATCH/base.check" \
+		"$SCRATCH/base.moving"
+}
+
+# base_from_cache WANT: the objects of the base commit WANT, as an earlier
+# import on this machine packed them, put into $KTREE.  Fails, with nothing
+# in $KTREE changed, when the cache has no such entry, or a damaged one, or
+# one git does not find whole and sound; the import that follows then
+# writes the entry anew.
+base_from_cache() {
+	local want=$1 got=$SCRATCH/base.cached repo=$SCRATCH/base.check pack hash why=
+	mkdir -p "$SCRATCH"
+	cache_get base "$(base_key "$want")" "$got" || return 1
+	rm -rf "$repo"
+	if ! scratch_git . init -q --bare --template= "$repo" >/dev/null; then
+		warn "cannot make the scratch repository $repo: the base is imported from the tarball"
+		rm -rf "$got" "$repo"
+		return 1
+	fi
+	pack=$(find "$got" -mindepth 1 -maxdepth 1 -name '*.pack')
+	if [ "$(find "$got" -mindepth 1 | wc -l)" != 2 ] || [ ! -f "$pack" ]; then
+		why="it is not one pack and its commit"
+	elif [ "$(cat "$got/commit")" != "$want" ]; then
+		why="it names another commit"
+	# The index is made anew from the pack's content, in a repository
+	# where only the pack can supply what its objects name; the pack's
+	# name is the checksum git finds, not the one it came with.
+	elif ! hash=$(scratch_git "$repo" index-pack --strict -o "$repo/objects/pack/new.idx" \
+		"$pack" 2>"$repo/index-pack.err") || ! [[ $hash =~ ^[0-9a-f]{40}$ ]]; then
+		why="git index-pack: $(tail -n1 "$repo/index-pack.err")"
+	elif ! mv "$pack" "$repo/objects/pack/pack-$hash.pack" ||
+		! mv "$repo/objects/pack/new.idx" "$repo/objects/pack/pack-$hash.idx" ||
+		! scratch_git "$repo" cat-file -e "$want^{commit}" 2>/dev/null; then
+		why="its pack does not hold the commit"
+	fi
+	if [ -n "$why" ]; then
+		warn "the cached base of ${want:0:12} is not used ($why): imported again"
+		rm -rf "$got" "$repo"
+		return 1
+	fi
+	progress "the base from the cache (${want:0:12})"
+	pack=$repo/objects/pack/pack-$hash.pack
+	# The pack before its index: git never sees an index without its
+	# pack; base_leftovers removes a pack whose index a kill kept out.
+	# One of that name already there holds the same objects.
+	if echo "${pack##*/}" >"$SCRATCH/base.moving" &&
+		{ [ -e "$KTREE/.git/objects/pack/${pack##*/}" ] || mv "$pack" "$KTREE/.git/objects/pack/"; } &&
+		{ [ -e "$KTREE/.git/objects/pack/pack-$hash.idx" ] ||
+			mv "${pack%.pack}.idx" "$KTREE/.git/objects/pack/"; } &&
+		rm -f "$SCRATCH/base.moving" && kgit cat-file -e "$want^{commit}" 2>/dev/null; then
+		rm -rf "$got" "$repo"
+		return 0
+	fi
+	warn "the cached base could not be put into $KTREE: imported again"
+	base_leftovers
+	return 1
+}
+
+# base_to_cache COMMIT: keep the objects of the base commit COMMIT in the
+# cache, one pack, for the next tree made afresh here (another clone's).
+# Packing reuses the blobs as the import stored them: a second or two.
+base_to_cache() {
+	local tmp=$SCRATCH/base.store
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	if echo "$1" | kgit -c pack.packSizeLimit=0 pack-objects -q --revs --window=0 --depth=0 \
+		"$tmp/pack" >/dev/null && rm -f "$tmp"/pack-*.idx "$tmp"/pack-*.rev &&
+		[ "$(find "$tmp" -name 'pack-*' | wc -l)" = 1 ] && echo "$1" >"$tmp/commit"; then
+		cache_put base "$(base_key "$1")" "$tmp"
+	else
+		warn "cannot pack the base for the cache (going on without it)"
+	fi
+	rm -rf "$tmp"
 }
