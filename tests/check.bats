@@ -187,6 +187,44 @@ R() { # the results folder of patch N of TOPIC
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 8 ]
 }
 
+@test "a check marked '# at: head' runs at every topic's head first, once, and is reported in place" {
+	topic a
+	topic b
+	patch a security/a.c 'int a;\nint b;\n' "security: drop c" "The c was never used by anything, so remove it now."
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	patch b fs/x.c 'int z;\n' "fs: rename x to z" "The name x says nothing, so call it z from now on."
+	log=$BATS_TEST_TMPDIR/log
+	check each <<<"echo \"each \$CHECK_TOPIC \$(git log -1 --format=%s)\" >>'$log'"
+	check head <<-EOF
+	# at: head
+	echo "head \$CHECK_TOPIC \$CHECK_LAST \$(git log -1 --format=%s)" >>'$log'
+	[ "\$CHECK_LAST" = 1 ] || skip "not the last patch"
+	sleep 1.2
+	EOF
+	for fresh in 0 1; do
+		rm -f "$log"
+		FRESH=$fresh run -0 "$TOP/scripts/check"
+		[ "${lines[-1]}" = "3 passed, 0 failed" ]
+		diff -u - "$log" <<-EOF
+		head a 1 fs: rename x
+		head b 1 fs: rename x to z
+		each a security: drop c
+		head a 0 security: drop c
+		each a fs: rename x
+		each b fs: rename x to z
+		EOF
+		# The time of the run at the head, not "cached".
+		[[ $(cat "$(R a 2)/head/time") =~ ^[0-9]+\.[0-9]s$ ]]
+		[[ $output == *"a 2/2 "*"  head         pass    "[0-9]*"s   "* ]]
+		[[ $output == *"a 1/2 "*"  head         skip    "*"not the last patch"* ]]
+	done
+	# A second run reuses both.
+	rm -f "$log"
+	run -0 "$TOP/scripts/check"
+	[ ! -e "$log" ]
+	[ "$(cat "$(R b 1)/head/time")" = cached ]
+}
+
 # runs: how many times the fixture checks ran.
 runs() {
 	wc -l <"$BATS_TEST_TMPDIR/runs"
