@@ -176,15 +176,18 @@ R() { # the results folder of patch N of TOPIC
 	echo "# changed" >>"$P/ci/checks/count"
 	run -0 "$TOP/scripts/check"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 3 ]
-	# A new commit is a new patch.
+	# A new commit is a new patch, and the one before it is no longer the
+	# topic's last: both run.
 	patch a fs/x.c 'int z;\n' "fs: rename y" "The name y says nothing either, so call it z now."
 	run -0 "$TOP/scripts/check"
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 4 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 5 ]
+	run -0 "$TOP/scripts/check"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 5 ]
 	# An error is not kept.
 	check count <<<"echo run >>'$BATS_TEST_TMPDIR/runs'; exit 3"
 	run -1 "$TOP/scripts/check"
 	run -1 "$TOP/scripts/check"
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 8 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/runs")" -eq 9 ]
 }
 
 @test "a check marked '# at: head' runs at every topic's head first, once, and is reported in place" {
@@ -223,6 +226,23 @@ R() { # the results folder of patch N of TOPIC
 	run -0 "$TOP/scripts/check"
 	[ ! -e "$log" ]
 	[ "$(cat "$(R b 1)/head/time")" = cached ]
+}
+
+@test "a patch that becomes its topic's last, its successor dropped, is checked again as the last" {
+	topic a
+	patch a security/a.c 'int a;\nint b;\n' "security: drop c" "The c was never used by anything, so remove it now."
+	patch a fs/x.c 'int y;\n' "fs: rename x" "The name x says nothing, so call it y from now on."
+	check head <<-'EOF'
+	# at: head
+	[ "$CHECK_LAST" = 1 ] || skip "not the last patch"
+	desc "built at $(git log -1 --format=%s)"
+	EOF
+	run -0 "$TOP/scripts/check"
+	[ "$(cat "$(R a 1)/head/retcode")" = 77 ]
+	git -C "$KTREE" update-ref refs/heads/a a~
+	run -0 "$TOP/scripts/check"
+	[ "$(cat "$(R a 1)/head/retcode")" = 0 ]
+	[ "$(cat "$(R a 1)/head/desc")" = "built at security: drop c" ]
 }
 
 # runs: how many times the fixture checks ran.
