@@ -245,6 +245,81 @@ R() { # the results folder of patch N of TOPIC
 	[ "$(cat "$(R a 1)/head/desc")" = "built at security: drop c" ]
 }
 
+@test "coccinelle's findings per file version are kept for every clone; a damaged one, or all with FRESH=1, made again" {
+	mkdir -p "$KTREE/scripts/coccinelle/api" "$KTREE/scripts/coccinelle/misc"
+	cp "$TOP/coccinelle/simple_strtol.cocci" "$KTREE/scripts/coccinelle/api/"
+	# One that spatch warns about, as it does about some of the tree's:
+	# its findings are kept all the same.
+	cat >"$KTREE/scripts/coccinelle/misc/old_value.cocci" <<-'EOF'
+	/// Uses of an old value
+	// Options: --no-includes --include-headers
+	virtual report
+	@r depends on report@
+	expression e;
+	position p;
+	@@
+	e = old_value@p
+	@script:python depends on report@
+	p << r.p;
+	@@
+	coccilib.report.print_report(p[0], "old_value")
+	EOF
+	git -C "$KTREE" add -A
+	git -C "$KTREE" commit -q -m "Add a semantic patch"
+	topic a
+	patch a fs/x.c 'int x;\nlong f(const char *s)\n{\n\treturn simple_strtol(s, 0, 10);\n}\n' \
+		"fs: parse x" "Parse x from a string, so that it can be set at boot."
+	# A copy of the check, and another that stands for a change of the
+	# checks' inputs, which makes every check run again.
+	export CHECKS_DIR=$P/ci/checks CHECKS=coccinelle V=1
+	cp "$TOP/ci/checks/coccinelle" "$CHECKS_DIR/"
+	stderr() { cat "$(R a 1)/coccinelle/stderr"; }
+	run -1 "$TOP/scripts/check"
+	[[ $output == *"api/simple_strtol: "* ]]
+	[[ $(stderr) == *"coccinelle: 2 scripts on 2 file versions"* ]]
+	mapfile -t kept < <(find "$CACHE_DIR/cocci" -type f)
+	[ ${#kept[@]} -eq 2 ]
+	grep -q 'simple_strtol' "${kept[@]}"
+	# Another clone, the checks' inputs changed: the kept findings serve.
+	rm -rf "$P/out"
+	echo '# 1' >"$CHECKS_DIR/other"
+	chmod +x "$CHECKS_DIR/other"
+	run -1 "$TOP/scripts/check"
+	[[ $output == *"api/simple_strtol: "* ]]
+	[[ $(stderr) != *"scripts on"* ]]
+	# A damaged one is made again, the same.
+	f=$(grep -l 'simple_strtol' "${kept[@]}")
+	cp "$f" "$BATS_TEST_TMPDIR/good"
+	sed -i '1s/simple_strtol/simple_strtoul/' "$f"
+	echo '# 2' >"$CHECKS_DIR/other"
+	run -1 "$TOP/scripts/check"
+	[[ $output == *"api/simple_strtol: "* ]]
+	[[ $(stderr) == *"coccinelle: 2 scripts on 1 file versions"* ]]
+	cmp "$f" "$BATS_TEST_TMPDIR/good"
+	# The check itself is one of their inputs.
+	echo '# changed' >>"$CHECKS_DIR/coccinelle"
+	run -1 "$TOP/scripts/check"
+	[[ $(stderr) == *"coccinelle: 2 scripts on 2 file versions"* ]]
+	# FRESH=1 reads none of them, nor does a run that cannot write them;
+	# either makes them once for all the patches of the run.
+	patch a fs/x.c 'int x;\nlong f(const char *s)\n{\n\treturn simple_strtol(s, 0, 16);\n}\n' \
+		"fs: parse x in hex" "Parse x as a hex number, which is how it is written down."
+	for how in fresh unwritable; do
+		rm -rf "$P/out" "$CACHE_DIR/check"
+		if [ $how = fresh ]; then
+			FRESH=1 run -1 "$TOP/scripts/check"
+		else
+			rm -rf "$CACHE_DIR/cocci"
+			echo file >"$CACHE_DIR/cocci"
+			run -1 "$TOP/scripts/check"
+			[[ $output == *"cannot write $CACHE_DIR/cocci"* ]] || [[ $(cat "$(R a 1)/coccinelle/stderr") == *"cannot write $CACHE_DIR/cocci"* ]]
+		fi
+		[[ $output == *"api/simple_strtol: "* ]]
+		[[ $(cat "$(R a 1)/coccinelle/stderr") == *"coccinelle: 2 scripts on 3 file versions"* ]]
+		[[ $(cat "$(R a 2)/coccinelle/stderr") != *"scripts on"* ]]
+	done
+}
+
 # runs: how many times the fixture checks ran.
 runs() {
 	wc -l <"$BATS_TEST_TMPDIR/runs"

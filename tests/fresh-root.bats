@@ -89,13 +89,14 @@ calls() {
 	run -0 image
 	mkdir -p "$XDG_CACHE_HOME/lsm-2007/check/0123" "$XDG_CACHE_HOME/lsm-2007/tool/4567" \
 		"$XDG_CACHE_HOME/lsm-2007/verified/89ab" "$XDG_CACHE_HOME/lsm-2007/baseline/cdef" \
-		"$XDG_CACHE_HOME/lsm-2007/base/0246"
+		"$XDG_CACHE_HOME/lsm-2007/base/0246" "$XDG_CACHE_HOME/lsm-2007/cocci/1357"
 	echo keep >"$XDG_CACHE_HOME/lsm-2007/someone-elses"
 	run -0 make -s -C "$TOP" clean-cache
 	[ ! -e "$XDG_CACHE_HOME/lsm-2007/fresh-root" ]
 	[ ! -e "$XDG_CACHE_HOME/lsm-2007/check" ]
 	[ ! -e "$XDG_CACHE_HOME/lsm-2007/tool" ] && [ ! -e "$XDG_CACHE_HOME/lsm-2007/verified" ]
 	[ ! -e "$XDG_CACHE_HOME/lsm-2007/baseline" ] && [ ! -e "$XDG_CACHE_HOME/lsm-2007/base" ]
+	[ ! -e "$XDG_CACHE_HOME/lsm-2007/cocci" ]
 	[ "$(cat "$XDG_CACHE_HOME/lsm-2007/someone-elses")" = keep ]
 	run -0 make -s -C "$TOP" clean-cache
 }
